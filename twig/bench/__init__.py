@@ -1,0 +1,1 @@
+"""Benchmark suite: twig against pypbd and Warp-CPU on the same constraint lists."""

@@ -1,0 +1,153 @@
+"""``twig bench``: speed of the physics tick against real peers on the same constraint list.
+
+Workloads (issue #2): cloth 32^2, 64^2, 128^2 (structural + shear links, two pinned corners) at 1
+and 4 iterations, and N independent 16-node stick figures on the ground (N = 1, 10, 100, 1000).
+Each row prints twig's ms per tick, constraint projections per second, each peer's time as a
+ratio ``peer ms / twig ms`` (above 1 = twig faster) and every engine's mean link error, since a
+faster but less converged solver is no win. Start-up costs are measured in fresh processes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from twig.bench.peers import ConstraintProblem, PeerError, available_peers, mean_link_error
+from twig.world import World
+
+TARGET_SECONDS = 0.4
+"""Wall time each engine is timed for per workload (after a warm-up)."""
+
+
+@dataclass
+class Result:
+    """One workload: twig's timing and each peer's ratio and error."""
+
+    workload: str
+    projections: int
+    twig_ms: float
+    twig_error: float
+    peers: dict[str, tuple[float, float] | str] = field(default_factory=dict)
+
+
+def cloth_world(n: int, iterations: int) -> World:
+    """Cloth benchmark: n x n, structural + shear, far corners pinned, no ground."""
+    world = World(iterations=iterations, ground=False)
+    world.add_cloth("cloth", (0.0, 2.0, 0.0), size=1.0, resolution=n)
+    return world
+
+
+def figures_world(count: int) -> World:
+    """``count`` humanoid stick figures (16 nodes each) standing on a grid, 1.5 m apart."""
+    world = World()
+    side = int(np.ceil(np.sqrt(count)))
+    for k in range(count):
+        world.add_humanoid(f"fig{k}", (1.5 * (k % side), 0.0, 1.5 * (k // side)))
+    return world
+
+
+def problem_of(world: World, ground: bool) -> ConstraintProblem:
+    """The world's rigid links as a peer problem (peers have no hinges or inequalities)."""
+    rigid = (world.link_min == world.link_max) & (world.link_min > 0)
+    return ConstraintProblem(
+        pos=world.node_pos, inv_mass=np.where(world.node_flags & 1, 0.0, world.node_inv_mass),
+        links=world.link_nodes[rigid], rest=world.link_min[rigid], iterations=world.iterations,
+        dt=world.dt, gravity=tuple(world.gravity), ground=ground,
+        damping=float(world.nodes["damp_air"][0]))
+
+
+def _time(step: Callable[[int], None], budget: float) -> float:
+    """Seconds per tick: warm up, size a batch to ``budget`` seconds, time it."""
+    step(5)
+    t0 = time.perf_counter()
+    step(5)
+    per = max((time.perf_counter() - t0) / 5, 1e-7)
+    ticks = max(10, int(budget / per))
+    t0 = time.perf_counter()
+    step(ticks)
+    return (time.perf_counter() - t0) / ticks
+
+
+def measure(name: str, world: World, ground: bool, budget: float) -> Result:
+    """Time twig and every installed peer on one workload."""
+    problem = problem_of(world, ground)
+    twig_s = _time(world.step, budget)
+    twig_err = mean_link_error(problem, world.node_pos)
+    result = Result(name, len(problem.links) * problem.iterations, 1e3 * twig_s, twig_err)
+    for peer_name, cls, reason in available_peers():
+        if cls is None:
+            result.peers[peer_name] = reason
+            continue
+        try:
+            peer = cls(problem)
+        except PeerError as e:
+            result.peers[peer_name] = str(e)
+            continue
+        peer_s = _time(peer.step, budget)
+        result.peers[peer_name] = (peer_s / twig_s, mean_link_error(problem, peer.positions()))
+    return result
+
+
+def startup_seconds() -> tuple[float, float]:
+    """(first run with an empty JIT cache, second run with it warm), seconds, fresh processes."""
+    code = ("import time; t = time.perf_counter(); import twig; w = twig.World(); "
+            "w.add_stick('s', (0, 1, 0)); w.step(); print(time.perf_counter() - t)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        runs = [float(subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                     capture_output=True, text=True).stdout.split()[-1])
+                for _ in range(2)]
+    return runs[0], runs[1]
+
+
+def workloads(quick: bool) -> list[tuple[str, Callable[[], World], bool]]:
+    """(label, world factory, ground) for each benchmark row."""
+    cloths = (16,) if quick else (32, 64, 128)
+    figures = (1, 10) if quick else (1, 10, 100, 1000)
+    rows = [(f"cloth {n}x{n}, {it} it", lambda n=n, it=it: cloth_world(n, it), False)
+            for n in cloths for it in (1, 4)]
+    rows += [(f"{k} stick figure{'s' if k > 1 else ''}", lambda k=k: figures_world(k), True)
+             for k in figures]
+    return rows
+
+
+def run_suite(quick: bool = False, console: Console | None = None) -> int:
+    """Run every workload and print the table; returns 0."""
+    console = console or Console()
+    budget = 0.05 if quick else TARGET_SECONDS
+    peer_names = [name for name, _, _ in available_peers()]
+    table = Table("workload", "twig ms/tick", "projections/s", "twig err",
+                  *[f"{p} (x slower, err)" for p in peer_names],
+                  title="twig physics tick vs peers (ratio > 1: twig is faster)")
+    notes: dict[str, str] = {}
+    with console.status("benchmarking...") as status:
+        for label, make, ground in workloads(quick):
+            status.update(f"benchmarking {label}...")
+            r = measure(label, make(), ground, budget)
+            cells = []
+            for p in peer_names:
+                value = r.peers[p]
+                if isinstance(value, str):
+                    notes.setdefault(f"{p}: {value}", "")
+                    cells.append("n/a")
+                else:
+                    cells.append(f"{value[0]:.2f}x, {100 * value[1]:.1f} %")
+            table.add_row(label, f"{r.twig_ms:.4f}", f"{r.projections / r.twig_ms * 1e3:.3g}",
+                          f"{100 * r.twig_error:.1f} %", *cells)
+        status.update("measuring start-up in fresh processes...")
+        first, cached = startup_seconds()
+    console.print(table)
+    for note in notes:
+        console.print(f"[dim]{note}[/]")
+    console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache, "
+                  f"{cached:.2f} s with the cache warm")
+    return 0

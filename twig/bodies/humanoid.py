@@ -1,0 +1,91 @@
+"""The humanoid stick figure: 16 nodes, 13 visible links and invisible bracing.
+
+Horswill 2009, section V and Fig. 3: two links for the spine, two per arm and leg, one each for
+the head, the shoulders and the pelvis, joining 16 nodes. Bracing links keep the pelvis and the
+shoulder girdle rigid and the torso from folding; hinge constraints keep the knees in the plane of
+the leg (eq. 4-5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from twig.physics import Body, PhysicsWorld
+from twig.physics.validate import as_points, as_positive
+
+NODE_NAMES = ("head", "neck", "chest", "pelvis",
+              "l_shoulder", "l_elbow", "l_hand", "r_shoulder", "r_elbow", "r_hand",
+              "l_hip", "l_knee", "l_foot", "r_hip", "r_knee", "r_foot")
+
+VISIBLE_LINKS = (("pelvis", "chest"), ("chest", "neck"), ("neck", "head"),
+                 ("l_shoulder", "r_shoulder"), ("l_hip", "r_hip"),
+                 ("l_shoulder", "l_elbow"), ("l_elbow", "l_hand"),
+                 ("r_shoulder", "r_elbow"), ("r_elbow", "r_hand"),
+                 ("l_hip", "l_knee"), ("l_knee", "l_foot"),
+                 ("r_hip", "r_knee"), ("r_knee", "r_foot"))
+
+BRACING_LINKS = (("pelvis", "l_hip"), ("pelvis", "r_hip"), ("chest", "l_hip"),
+                 ("chest", "r_hip"), ("neck", "l_shoulder"), ("neck", "r_shoulder"),
+                 ("chest", "l_shoulder"), ("chest", "r_shoulder"))
+
+# Standing pose as (right, up, forward) fractions of height (Drillis & Contini proportions).
+_POSE = {
+    "head": (0.0, 0.935, 0.0), "neck": (0.0, 0.818, 0.0), "chest": (0.0, 0.69, 0.0),
+    "pelvis": (0.0, 0.53, 0.0),
+    "l_shoulder": (-0.129, 0.818, 0.0), "l_elbow": (-0.14, 0.63, 0.0),
+    "l_hand": (-0.15, 0.44, 0.02),
+    "r_shoulder": (0.129, 0.818, 0.0), "r_elbow": (0.14, 0.63, 0.0),
+    "r_hand": (0.15, 0.44, 0.02),
+    "l_hip": (-0.05, 0.53, 0.0), "l_knee": (-0.05, 0.285, 0.01), "l_foot": (-0.05, 0.03, 0.0),
+    "r_hip": (0.05, 0.53, 0.0), "r_knee": (0.05, 0.285, 0.01), "r_foot": (0.05, 0.03, 0.0),
+}
+
+# Segment mass fractions of total body mass (Winter, Biomechanics of Human Movement), lumped
+# onto nodes: each segment's mass is split between its end nodes.
+_NODE_MASS_FRACTION = {
+    "head": 0.06, "neck": 0.08, "chest": 0.22, "pelvis": 0.16,
+    "l_shoulder": 0.03, "l_elbow": 0.03, "l_hand": 0.015,
+    "r_shoulder": 0.03, "r_elbow": 0.03, "r_hand": 0.015,
+    "l_hip": 0.06, "l_knee": 0.07, "l_foot": 0.035,
+    "r_hip": 0.06, "r_knee": 0.07, "r_foot": 0.035,
+}
+
+
+def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
+                 height: float = 1.75, mass: float | None = None, facing: float = 0.0) -> Body:
+    """Add a standing humanoid whose feet rest at ``position`` (metres; y is the ground).
+
+    Parameters
+    ----------
+    height
+        Standing height, metres.
+    mass
+        Total mass, kg; default scales as 70 kg * (height / 1.75)^3.
+    facing
+        Heading in radians about +y; 0 faces +z.
+    """
+    height = as_positive(height, f"{name}: height")
+    base = as_points(position, f"{name}: position").reshape(3)
+    total = 70.0 * (height / 1.75) ** 3 if mass is None else as_positive(mass, f"{name}: mass")
+    c, s = np.cos(facing), np.sin(facing)
+    # Body frame columns: right, up, forward. Facing +z, the figure's right is -x.
+    frame = np.array([[-c, 0.0, s], [0.0, 1.0, 0.0], [s, 0.0, c]]).T
+    local = np.array([_POSE[n] for n in NODE_NAMES]) * height
+    pos = local @ frame.T + base
+    masses = np.array([_NODE_MASS_FRACTION[n] for n in NODE_NAMES]) * total
+    radius = np.where([n.endswith("foot") for n in NODE_NAMES], 0.03 * height / 1.75, 0.0)
+    body = world.add_body(name, "humanoid", pos, mass=masses, node_names=NODE_NAMES,
+                          radius=radius, meta={"height": height})
+    idx = {n: body.node(n) for n in NODE_NAMES}
+    world.add_links([[idx[a], idx[b]] for a, b in VISIBLE_LINKS], body=body)
+    world.add_links([[idx[a], idx[b]] for a, b in BRACING_LINKS], body=body, visible=False)
+    # The torso may bend a little but not fold: pelvis-neck no shorter than 90 % upright.
+    upright = float(np.linalg.norm(world.node_pos[idx["neck"]] - world.node_pos[idx["pelvis"]]))
+    world.add_link(idx["pelvis"], idx["neck"], min=0.9 * upright, body=body, visible=False)
+    # Knee planes: forward = (l_hip - r_hip) x (neck - pelvis) is the pelvis's facing.
+    forward = (idx["r_hip"], idx["l_hip"], idx["pelvis"], idx["neck"])
+    for side in ("l", "r"):
+        world.add_hinge(idx[f"{side}_hip"], idx[f"{side}_knee"], idx[f"{side}_foot"], forward,
+                        body=body)
+    return body

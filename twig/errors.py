@@ -1,0 +1,31 @@
+"""The one exception hierarchy of twig, rooted at :class:`TwigError`.
+
+Every error a user can cause (a bad scene file, an invalid node state, an unknown name) is a
+subclass with a message that says what was wrong and what was expected, so it can be acted on
+without reading the source.
+"""
+
+from __future__ import annotations
+
+
+class TwigError(Exception):
+    """Base class of every error twig raises on purpose."""
+
+
+class SceneError(TwigError):
+    """A scene file or scene description is malformed (names file, table and field)."""
+
+
+class PhysicsError(TwigError):
+    """A request to the physics world is invalid (bad mass, NaN position, unknown node...).
+
+    The world is left unchanged when this is raised.
+    """
+
+
+class UnknownNameError(TwigError, KeyError):
+    """A body, node or scene name that does not exist."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument; a user message should read as a sentence.
+        return str(self.args[0]) if self.args else ""

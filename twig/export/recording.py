@@ -1,0 +1,104 @@
+"""Recording node trajectories in the format of DESIGN.md ("Recording").
+
+Arrays: ``t`` (F,) seconds; ``pos`` (F, N, 3) metres; ``node_name`` (N,) like ``kid/l_hand``;
+``node_body`` (N,) body name; ``body_type`` (N,); ``link`` (L, 2) node indices; ``link_rest``
+(L,) metres (NaN for inequality links); ``link_visible`` (L,) bool. Nodes are columns keyed by
+their permanent id, so bodies added or removed while recording keep their own columns; a node
+that does not exist at a frame has NaN positions there.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from twig.physics import PhysicsWorld
+
+
+class Recording:
+    """Collects a frame after every ``every``-th tick of ``world`` (and one at the start)."""
+
+    def __init__(self, world: PhysicsWorld, every: int = 1) -> None:
+        if not isinstance(every, int) or every < 1:
+            raise ValueError(f"every must be a positive integer, got {every!r}")
+        self.world = world
+        self.every = every
+        self._col_of_uid: dict[int, int] = {}
+        self._names: list[str] = []
+        self._body: list[str] = []
+        self._type: list[str] = []
+        self._links: dict[int, tuple[int, int, float, bool]] = {}
+        self._version = -1
+        self._cols = np.empty(0, dtype=np.int64)
+        self._t: list[float] = []
+        self._pos: list[np.ndarray] = []
+        self._frame_cols: list[np.ndarray] = []
+        self._capture()
+        world.on_tick_end.append(self._on_tick)
+
+    def _on_tick(self) -> None:
+        if self.world.tick % self.every == 0:
+            self._capture()
+
+    def _refresh_topology(self) -> None:
+        w = self.world
+        uids = w.nodes["uid"]
+        names = w.node_names()
+        bodies = {b.id: (b.name, b.type) for b in w.bodies}
+        body_of_node = w.node_body
+        for k, uid in enumerate(uids.tolist()):
+            if uid not in self._col_of_uid:
+                self._col_of_uid[uid] = len(self._names)
+                self._names.append(names[k])
+                name, kind = bodies.get(int(body_of_node[k]), ("", ""))
+                self._body.append(name)
+                self._type.append(kind)
+        self._cols = np.array([self._col_of_uid[u] for u in uids.tolist()], dtype=np.int64)
+        lo, hi = w.link_min, w.link_max
+        for k, link_id in enumerate(w.links["id"].tolist()):
+            if link_id not in self._links:
+                a, b = w.link_nodes[k]
+                rest = float(lo[k]) if lo[k] == hi[k] else float("nan")
+                self._links[link_id] = (int(self._cols[a]), int(self._cols[b]), rest,
+                                        bool(w.link_visible[k]))
+        self._version = w.topology_version
+
+    def _capture(self) -> None:
+        if self._version != self.world.topology_version:
+            self._refresh_topology()
+        self._t.append(self.world.time)
+        self._pos.append(self.world.node_pos.copy())
+        self._frame_cols.append(self._cols)
+
+    def __len__(self) -> int:
+        return len(self._t)
+
+    def stop(self) -> None:
+        """Stop recording (frames so far are kept)."""
+        if self._on_tick in self.world.on_tick_end:
+            self.world.on_tick_end.remove(self._on_tick)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The recording as a dict of NumPy arrays (see the module docstring)."""
+        n = len(self._names)
+        pos = np.full((len(self._t), n, 3), np.nan)
+        for f, (p, cols) in enumerate(zip(self._pos, self._frame_cols, strict=True)):
+            pos[f, cols] = p
+        links = list(self._links.values())
+        return {
+            "t": np.array(self._t),
+            "pos": pos,
+            "node_name": np.array(self._names, dtype=str),
+            "node_body": np.array(self._body, dtype=str),
+            "body_type": np.array(self._type, dtype=str),
+            "link": np.array([(a, b) for a, b, _, _ in links], dtype=np.int64).reshape(-1, 2),
+            "link_rest": np.array([r for _, _, r, _ in links], dtype=np.float64),
+            "link_visible": np.array([v for _, _, _, v in links], dtype=bool),
+        }
+
+    def save(self, path: str | PathLike) -> None:
+        """Write the arrays to a compressed ``.npz`` file."""
+        np.savez_compressed(path, **self.arrays())

@@ -1,0 +1,214 @@
+"""Constraint projection kernels (Jakobsen 2001, sections 3-5; Horswill 2009, section VI.B).
+
+Each function moves the nodes of one constraint to the nearest configuration that satisfies it,
+sharing the correction by effective inverse mass ``w`` (0 = immovable). :func:`relax` repeats
+them for K iterations (Gauss-Seidel relaxation).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from twig.physics.flags import LOCK_ON_GROUND, LOCKED
+
+LINK_SQRT_APPROX = 1
+"""``link_mode`` bit: use Jakobsen's square-root approximation (valid near the rest length)."""
+
+
+@njit(cache=True)
+def project_distance(pos, w, i, j, lo, hi, stiffness):
+    """Bring ``|p_j - p_i|`` into ``[lo, hi]`` (Horswill 2009, eq. 3).
+
+    Rigid links have ``lo == hi``; Jakobsen's inequality sticks have ``lo < hi`` (either may be
+    0 or inf); a zero-length grab link has ``lo == hi == 0`` and merges the two nodes at their
+    mass-weighted centre. ``stiffness`` in (0, 1] is the fraction of the error repaired.
+    """
+    ws = w[i] + w[j]
+    if ws == 0.0:
+        return
+    dx = pos[j, 0] - pos[i, 0]
+    dy = pos[j, 1] - pos[i, 1]
+    dz = pos[j, 2] - pos[i, 2]
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if d < 1e-12:
+        # Coincident nodes have no direction to separate along; other constraints or the next
+        # tick's motion part them (Jakobsen section 6 dislocates them instead).
+        return
+    # Branch-free clamp (conditional moves): for a rigid link "too long or too short" is a coin
+    # flip the CPU would mispredict half the time; a satisfied inequality gets zero correction.
+    target = d if d > lo else lo
+    target = target if target < hi else hi
+    s = (d - target) * stiffness / (d * ws)
+    wi = w[i] * s
+    wj = w[j] * s
+    pos[i, 0] += dx * wi
+    pos[i, 1] += dy * wi
+    pos[i, 2] += dz * wi
+    pos[j, 0] -= dx * wj
+    pos[j, 1] -= dy * wj
+    pos[j, 2] -= dz * wj
+
+
+@njit(cache=True)
+def project_distance_sqrt_approx(pos, w, i, j, rest):
+    """Rigid link with the square root replaced by its first-order Taylor expansion at ``rest``.
+
+    Jakobsen 2001, section 3: ``delta *= r^2 / (delta.delta + r^2) - 0.5`` (one division, no
+    square root), weighted here by inverse mass.
+    """
+    ws = w[i] + w[j]
+    if ws == 0.0:
+        return
+    dx = pos[j, 0] - pos[i, 0]
+    dy = pos[j, 1] - pos[i, 1]
+    dz = pos[j, 2] - pos[i, 2]
+    r2 = rest * rest
+    f = (r2 / (dx * dx + dy * dy + dz * dz + r2) - 0.5) * 2.0 / ws
+    wi = w[i] * f
+    wj = w[j] * f
+    pos[i, 0] -= dx * wi
+    pos[i, 1] -= dy * wi
+    pos[i, 2] -= dz * wi
+    pos[j, 0] += dx * wj
+    pos[j, 1] += dy * wj
+    pos[j, 2] += dz * wj
+
+
+@njit(cache=True)
+def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3):
+    """Keep ``joint`` in the plane through ``root`` and ``end`` containing the forward vector.
+
+    Horswill 2009, eq. 4-5 (the knee): ``n = (r - e) x f`` normalised, with forward
+    ``f = (p[f1] - p[f0]) x (p[f3] - p[f2])`` taken from the body's own nodes; the error
+    ``dj = ((j - e).n) n`` is removed by moving the joint by ``-dj`` and the end by ``+dj``, each
+    share weighted by inverse mass (the paper's halves for equal masses).
+    """
+    ws = w[joint] + w[end]
+    if ws == 0.0:
+        return
+    ax = pos[f1, 0] - pos[f0, 0]
+    ay = pos[f1, 1] - pos[f0, 1]
+    az = pos[f1, 2] - pos[f0, 2]
+    bx = pos[f3, 0] - pos[f2, 0]
+    by = pos[f3, 1] - pos[f2, 1]
+    bz = pos[f3, 2] - pos[f2, 2]
+    fx = ay * bz - az * by
+    fy = az * bx - ax * bz
+    fz = ax * by - ay * bx
+    rx = pos[root, 0] - pos[end, 0]
+    ry = pos[root, 1] - pos[end, 1]
+    rz = pos[root, 2] - pos[end, 2]
+    nx = ry * fz - rz * fy
+    ny = rz * fx - rx * fz
+    nz = rx * fy - ry * fx
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn < 1e-12:
+        # Leg parallel to forward: the plane is undefined, nothing sensible to enforce.
+        return
+    nx /= nn
+    ny /= nn
+    nz /= nn
+    e = ((pos[joint, 0] - pos[end, 0]) * nx + (pos[joint, 1] - pos[end, 1]) * ny
+         + (pos[joint, 2] - pos[end, 2]) * nz) / ws
+    sj = w[joint] * e
+    se = w[end] * e
+    pos[joint, 0] -= nx * sj
+    pos[joint, 1] -= ny * sj
+    pos[joint, 2] -= nz * sj
+    pos[end, 0] += nx * se
+    pos[end, 1] += ny * se
+    pos[end, 2] += nz * se
+
+
+@njit(cache=True)
+def project_angle(pos, w, a, b, c, cos_lo, cos_hi):
+    """Keep the angle at ``b`` between ``a - b`` and ``c - b`` within a dot-product range.
+
+    Jakobsen 2001, section 5 (dot product constraint): ``cos_lo <= u.v <= cos_hi`` with ``u, v``
+    the unit vectors from ``b``. Enforced through the ``a``-``c`` distance given by the law of
+    cosines at the current arm lengths, so ``b`` (the joint) is not pushed.
+    """
+    ux = pos[a, 0] - pos[b, 0]
+    uy = pos[a, 1] - pos[b, 1]
+    uz = pos[a, 2] - pos[b, 2]
+    vx = pos[c, 0] - pos[b, 0]
+    vy = pos[c, 1] - pos[b, 1]
+    vz = pos[c, 2] - pos[b, 2]
+    la = math.sqrt(ux * ux + uy * uy + uz * uz)
+    lc = math.sqrt(vx * vx + vy * vy + vz * vz)
+    if la < 1e-12 or lc < 1e-12:
+        return
+    cos = (ux * vx + uy * vy + uz * vz) / (la * lc)
+    if cos > cos_hi:
+        target_cos = cos_hi
+    elif cos < cos_lo:
+        target_cos = cos_lo
+    else:
+        return
+    target = math.sqrt(max(0.0, la * la + lc * lc - 2.0 * la * lc * target_cos))
+    project_distance(pos, w, a, c, target, target, 1.0)
+
+
+@njit(cache=True)
+def project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
+                   depth, contact_normal, contact_friction):
+    """Push nodes out of every static half-space ``n.p < offset + radius`` (Jakobsen C1).
+
+    Accumulates each node's normal correction in ``depth`` (for friction) and remembers the
+    normal and friction of the plane; a LOCK_ON_GROUND node becomes LOCKED where it lands.
+    """
+    for k in range(plane_normal.shape[0]):
+        nx = plane_normal[k, 0]
+        ny = plane_normal[k, 1]
+        nz = plane_normal[k, 2]
+        off = plane_offset[k]
+        for i in range(pos.shape[0]):
+            pen = off + radius[i] - (pos[i, 0] * nx + pos[i, 1] * ny + pos[i, 2] * nz)
+            if pen <= 0.0 or w[i] == 0.0:
+                continue
+            pos[i, 0] += nx * pen
+            pos[i, 1] += ny * pen
+            pos[i, 2] += nz * pen
+            depth[i] += pen
+            contact_normal[i, 0] = nx
+            contact_normal[i, 1] = ny
+            contact_normal[i, 2] = nz
+            contact_friction[i] = plane_friction[k]
+            if flags[i] & LOCK_ON_GROUND:
+                flags[i] |= LOCKED
+                lock_pos[i, 0] = pos[i, 0]
+                lock_pos[i, 1] = pos[i, 1]
+                lock_pos[i, 2] = pos[i, 2]
+                w[i] = 0.0
+
+
+@njit(cache=True)
+def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
+          link_mode, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
+          plane_friction, iterations, depth, contact_normal, contact_friction):
+    """K Gauss-Seidel relaxation iterations over all constraints (Jakobsen 2001, section 4).
+
+    The link arrays come already permuted into solver order (a node-disjoint colouring, see
+    :mod:`twig.physics.ordering`) so the sweep reads them sequentially; then come hinges, angle
+    limits and finally the static planes so that non-penetration holds when the loop ends.
+    ``link_stiffness`` is the per-iteration fraction already derived from the per-tick one.
+    """
+    for _ in range(iterations):
+        for k in range(link_nodes.shape[0]):
+            i = link_nodes[k, 0]
+            j = link_nodes[k, 1]
+            if link_mode[k] & LINK_SQRT_APPROX:
+                project_distance_sqrt_approx(pos, w, i, j, link_min[k])
+            else:
+                project_distance(pos, w, i, j, link_min[k], link_max[k], link_stiffness[k])
+        for h in range(hinge_nodes.shape[0]):
+            project_hinge(pos, w, hinge_nodes[h, 0], hinge_nodes[h, 1], hinge_nodes[h, 2],
+                          hinge_nodes[h, 3], hinge_nodes[h, 4], hinge_nodes[h, 5],
+                          hinge_nodes[h, 6])
+        for a in range(angle_nodes.shape[0]):
+            project_angle(pos, w, angle_nodes[a, 0], angle_nodes[a, 1], angle_nodes[a, 2],
+                          angle_cos[a, 0], angle_cos[a, 1])
+        project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
+                       plane_friction, depth, contact_normal, contact_friction)

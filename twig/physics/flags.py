@@ -1,0 +1,16 @@
+"""Bits of the per-node ``node_flags`` array (uint8).
+
+Kernels read these module constants as compile-time integers.
+"""
+
+LOCKED = 1
+"""Held at ``node_lock_pos``: a pin or a lock (Horswill 2009 VII.A); effective inverse mass 0."""
+
+LOCK_ON_GROUND = 2
+"""Becomes LOCKED at the point where it first touches a static plane (feet)."""
+
+GROUNDED = 4
+"""Touched a static plane during the last tick; selects ``node_damp_ground`` (Horswill VI.A)."""
+
+MOVING = 8
+"""Performing a linear set-point move toward ``node_move_target`` (Horswill VII.A)."""

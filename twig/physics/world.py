@@ -1,0 +1,605 @@
+"""The physics world: structure-of-arrays state, the tick, and edits between ticks.
+
+Nodes are point masses (Horswill 2009, section V); links, hinges and angle limits are constraints
+between them solved by projection (section VI.B; Jakobsen 2001); static planes (the ground y = 0,
+Jakobsen's box) collide with nodes and apply friction. Bodies are handles over node ranges.
+Everything is float64 in metres, kilograms and seconds, with y up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from twig.errors import PhysicsError, UnknownNameError
+from twig.physics import flags
+from twig.physics.columns import Column, Columns
+from twig.physics.constraints import LINK_SQRT_APPROX
+from twig.physics.handles import Body, BodyRecord, Link
+from twig.physics.ordering import link_order
+from twig.physics.tick import physics_tick
+from twig.physics.validate import as_indices, as_points, as_positive, as_scalar_or_array
+
+DEFAULT_DAMP_AIR = 0.002
+"""Per-tick damping factor ``d`` of eq. 2 in the air: about 11 % of velocity lost per second."""
+DEFAULT_DAMP_GROUND = 0.1
+"""Per-tick damping in contact with the ground (Horswill VI.A: "large when in contact")."""
+
+NODE_COLUMNS = {
+    "pos": Column(np.float64, (3,)),
+    "prev": Column(np.float64, (3,)),
+    "acc": Column(np.float64, (3,)),
+    "inv_mass": Column(np.float64, (), 1.0),
+    "damp_air": Column(np.float64, (), DEFAULT_DAMP_AIR),
+    "damp_ground": Column(np.float64, (), DEFAULT_DAMP_GROUND),
+    "damp_ref": Column(np.int32, (), -1),
+    "damp_rel": Column(np.float64, ()),
+    "radius": Column(np.float64, ()),
+    "flags": Column(np.uint8, ()),
+    "body": Column(np.int32, (), -1),
+    "lock_pos": Column(np.float64, (3,)),
+    "move_target": Column(np.float64, (3,)),
+    "move_time": Column(np.float64, ()),
+    "uid": Column(np.int64, ()),
+}
+LINK_COLUMNS = {
+    "nodes": Column(np.int32, (2,)),
+    "min": Column(np.float64, ()),
+    "max": Column(np.float64, ()),
+    "stiffness": Column(np.float64, (), 1.0),
+    "mode": Column(np.uint8, ()),
+    "visible": Column(np.bool_, (), True),
+    "body": Column(np.int32, (), -1),
+    "id": Column(np.int64, ()),
+}
+HINGE_COLUMNS = {"nodes": Column(np.int32, (7,)), "body": Column(np.int32, (), -1)}
+ANGLE_COLUMNS = {
+    "nodes": Column(np.int32, (3,)),
+    "cos": Column(np.float64, (2,)),
+    "body": Column(np.int32, (), -1),
+}
+PLANE_COLUMNS = {
+    "normal": Column(np.float64, (3,)),
+    "offset": Column(np.float64, ()),
+    "friction": Column(np.float64, (), 1.0),
+}
+
+
+def _cleared(flag: int) -> np.uint8:
+    """Mask that clears ``flag`` in the uint8 ``node_flags``."""
+    return np.uint8(0xFF ^ flag)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything needed to give a restored world the same future, bit for bit."""
+
+    tables: dict[str, dict[str, np.ndarray]]
+    bodies: dict[int, BodyRecord]
+    counters: dict[str, int]
+    tick: int
+    rng_state: dict[str, Any]
+
+
+class PhysicsWorld:
+    """Nodes, constraints and static planes, advanced by :meth:`step`.
+
+    Parameters
+    ----------
+    seed
+        Seed of ``self.rng`` (``numpy.random.Generator``), the source of every random choice.
+    iterations
+        Relaxation iterations K per tick (Jakobsen section 4; default 4).
+    gravity
+        m/s^2, shape (3,).
+    ground
+        Add the ground plane y = 0 with ``ground_friction``.
+    ground_friction
+        Jakobsen friction coefficient of the ground (dimensionless, >= 0).
+    dt
+        Tick length in seconds; Verlet needs it fixed (default 1/60).
+
+    Arrays ``node_<quantity>`` and ``link_<quantity>`` are live views of the state: read them
+    freely, change state through methods so that invariants hold.
+    """
+
+    def __init__(self, seed: int = 0, iterations: int = 4,
+                 gravity: ArrayLike = (0.0, -9.81, 0.0), ground: bool = True,
+                 ground_friction: float = 1.0, dt: float = 1.0 / 60.0) -> None:
+        if not isinstance(iterations, int) or iterations < 1:
+            raise PhysicsError(f"iterations must be a positive integer, got {iterations!r}")
+        self.dt = as_positive(dt, "dt")
+        self.iterations = iterations
+        self.gravity = as_points(gravity, "gravity").reshape(3)
+        self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.tick = 0
+        self.nodes = Columns(NODE_COLUMNS)
+        self.links = Columns(LINK_COLUMNS)
+        self.hinges = Columns(HINGE_COLUMNS)
+        self.angles = Columns(ANGLE_COLUMNS)
+        self.planes = Columns(PLANE_COLUMNS)
+        self._bodies: dict[int, BodyRecord] = {}
+        self._counters = {"body": 0, "link": 0, "node": 0, "topology": 0}
+        self._solver: tuple[np.ndarray, ...] = ()
+        self._solver_version = -1
+        self.on_tick_start: list[Callable[[], None]] = []
+        self.on_tick_end: list[Callable[[], None]] = []
+        if ground:
+            self.add_plane((0.0, 1.0, 0.0), (0.0, 0.0, 0.0), friction=ground_friction)
+
+    # ------------------------------------------------------------------ state views
+    @property
+    def time(self) -> float:
+        """Simulated seconds since the world was made."""
+        return self.tick * self.dt
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def n_links(self) -> int:
+        return len(self.links)
+
+    node_pos = property(lambda self: self.nodes["pos"], doc="(N, 3) float64 positions, m.")
+    node_prev = property(lambda self: self.nodes["prev"], doc="(N, 3) positions a tick ago, m.")
+    node_inv_mass = property(lambda self: self.nodes["inv_mass"], doc="(N,) 1/kg; 0 = static.")
+    node_flags = property(lambda self: self.nodes["flags"], doc="(N,) uint8 physics.flags bits.")
+    node_body = property(lambda self: self.nodes["body"], doc="(N,) int32 owning body id.")
+    link_nodes = property(lambda self: self.links["nodes"], doc="(L, 2) int32 node indices.")
+    link_min = property(lambda self: self.links["min"], doc="(L,) minimum length, m.")
+    link_max = property(lambda self: self.links["max"], doc="(L,) maximum length, m.")
+    link_visible = property(lambda self: self.links["visible"], doc="(L,) bool drawn or not.")
+
+    @property
+    def node_vel(self) -> np.ndarray:
+        """(N, 3) velocity over the last tick, m/s (a new array)."""
+        return (self.node_pos - self.node_prev) / self.dt
+
+    # ------------------------------------------------------------------ bodies
+    def add_body(self, name: str, type: str, positions: ArrayLike, *,
+                 mass: ArrayLike = 1.0, node_names: Sequence[str] | None = None,
+                 radius: ArrayLike = 0.0, damp_air: ArrayLike = DEFAULT_DAMP_AIR,
+                 damp_ground: ArrayLike = DEFAULT_DAMP_GROUND,
+                 velocity: ArrayLike = (0.0, 0.0, 0.0), meta: dict | None = None) -> Body:
+        """Add a body of nodes; builders then add its links with :meth:`add_link`.
+
+        Parameters
+        ----------
+        name
+            Unique body name.
+        type
+            What it is (``"stick"``, ``"cloth"``, ``"humanoid"``...), recorded per node.
+        positions
+            (n, 3) metres, finite.
+        mass
+            kg per node (scalar or (n,)); ``math.inf`` makes a static node (inverse mass 0).
+        node_names
+            n unique names; default ``"0"``, ``"1"``...
+        radius
+            Collision radius of each node against static planes, metres.
+        damp_air, damp_ground
+            Damping factor d of eq. 2 per tick, in [0, 1).
+        velocity
+            Initial velocity, m/s, (3,) or (n, 3).
+        """
+        if not isinstance(name, str) or not name:
+            raise PhysicsError(f"body name must be a non-empty string, got {name!r}")
+        if any(rec.name == name for rec in self._bodies.values()):
+            raise PhysicsError(f"a body called {name!r} already exists")
+        pos = as_points(positions, f"{name}: positions")
+        n = len(pos)
+        mass_arr = as_scalar_or_array(mass, n, f"{name}: mass")
+        if np.isnan(mass_arr).any() or (mass_arr <= 0).any():
+            raise PhysicsError(f"{name}: masses must be positive (inf for static), got {mass!r}")
+        names = tuple(node_names) if node_names is not None else tuple(str(i) for i in range(n))
+        if len(names) != n or len(set(names)) != n:
+            raise PhysicsError(f"{name}: need {n} unique node names, got {list(names)!r}")
+        radius_arr = as_scalar_or_array(radius, n, f"{name}: radius")
+        if (radius_arr < 0).any() or not np.isfinite(radius_arr).all():
+            raise PhysicsError(f"{name}: radius must be finite and >= 0, got {radius!r}")
+        damp = {}
+        for key, value in (("damp_air", damp_air), ("damp_ground", damp_ground)):
+            damp[key] = as_scalar_or_array(value, n, f"{name}: {key}")
+            if not ((damp[key] >= 0) & (damp[key] < 1)).all():
+                raise PhysicsError(f"{name}: {key} must lie in [0, 1), got {value!r}")
+        vel = np.broadcast_to(as_points(velocity, f"{name}: velocity"), (n, 3))
+        body_id = self._counters["body"]
+        uid0 = self._counters["node"]
+        start = len(self.nodes)
+        self.nodes.append(n, {
+            "pos": pos, "prev": pos - vel * self.dt, "inv_mass": 1.0 / mass_arr,
+            "radius": radius_arr, "body": body_id, "lock_pos": pos, "move_target": pos,
+            "uid": np.arange(uid0, uid0 + n), **damp,
+        })
+        self._counters["body"] += 1
+        self._counters["node"] += n
+        self._bodies[body_id] = BodyRecord(body_id, name, type, start, n, names, dict(meta or {}))
+        self._touch()
+        return Body(self, body_id)
+
+    def body(self, name: str) -> Body:
+        """The body called ``name``."""
+        for rec in self._bodies.values():
+            if rec.name == name:
+                return Body(self, rec.id)
+        known = ", ".join(rec.name for rec in self._bodies.values()) or "none"
+        raise UnknownNameError(f"no body called {name!r} (bodies: {known})")
+
+    @property
+    def bodies(self) -> list[Body]:
+        """All bodies, in creation order."""
+        return [Body(self, i) for i in self._bodies]
+
+    def _body_record(self, body_id: int) -> BodyRecord:
+        try:
+            return self._bodies[body_id]
+        except KeyError:
+            raise UnknownNameError(f"body #{body_id} has been removed") from None
+
+    def node_index(self, name: str) -> int:
+        """Global index of ``"body/node"`` (e.g. ``"kid/l_hand"``)."""
+        body, sep, node = name.rpartition("/")
+        if not sep:
+            raise UnknownNameError(f"node names look like 'body/node', got {name!r}")
+        return self.body(body).node(node)
+
+    def node_names(self) -> list[str]:
+        """``"body/node"`` for every node, in array order."""
+        return [f"{rec.name}/{n}" for rec in self._bodies.values() for n in rec.node_names]
+
+    def remove_body(self, body: Body | str) -> None:
+        """Remove a body with its nodes and every link, hinge and angle limit touching them."""
+        rec = self._body_record(body.id if isinstance(body, Body) else self.body(body).id)
+        keep = np.ones(len(self.nodes), dtype=bool)
+        keep[rec.start:rec.start + rec.count] = False
+        self._remove_nodes(keep)
+        del self._bodies[rec.id]
+        for other in self._bodies.values():
+            if other.start > rec.start:
+                other.start -= rec.count
+
+    def _remove_nodes(self, keep: np.ndarray) -> None:
+        new_index = np.cumsum(keep) - 1
+        new_index[~keep] = -1
+        for table in (self.links, self.hinges, self.angles):
+            if len(table):
+                refs = table["nodes"]
+                table.keep(keep[refs].all(axis=1))
+                table["nodes"][:] = new_index[table["nodes"]]
+        ref = self.nodes["damp_ref"]
+        has_ref = ref >= 0
+        ref[has_ref] = new_index[ref[has_ref]]
+        self.nodes.keep(keep)
+        self._touch()
+
+    # ------------------------------------------------------------------ constraints
+    def _check_nodes(self, idx: np.ndarray, what: str) -> np.ndarray:
+        n = len(self.nodes)
+        if ((idx < 0) | (idx >= n)).any():
+            raise PhysicsError(f"{what}: node index out of range 0..{n - 1}: {idx.tolist()}")
+        return idx
+
+    def add_link(self, a: int, b: int, *, rest: float | None = None, min: float | None = None,
+                 max: float | None = None, stiffness: float = 1.0, sqrt_approx: bool = False,
+                 grab: bool = False, visible: bool = True, body: Body | None = None) -> Link:
+        """Add a distance constraint between nodes ``a`` and ``b`` (Horswill eq. 3).
+
+        Kinds: rigid (``rest``, default the current distance); inequality (``min`` and/or
+        ``max``, Jakobsen's anti-crossing sticks); zero-length grab (``grab=True``: the nodes are
+        held together, Horswill VI.C); soft (``stiffness`` < 1: that fraction of the error is
+        repaired per tick). ``sqrt_approx`` uses Jakobsen's square-root approximation (rigid only).
+        """
+        a_i, b_i = self._check_nodes(as_indices([a, b], "link nodes"), "link")
+        if a_i == b_i:
+            raise PhysicsError(f"a link needs two different nodes, got {a_i} twice")
+        if not 0.0 < stiffness <= 1.0:
+            raise PhysicsError(f"link stiffness must lie in (0, 1], got {stiffness!r}")
+        current = float(np.linalg.norm(self.node_pos[a_i] - self.node_pos[b_i]))
+        if grab:
+            lo = hi = 0.0
+        elif min is not None or max is not None:
+            lo = 0.0 if min is None else float(min)
+            hi = math.inf if max is None else float(max)
+            if not (0.0 <= lo <= hi) or math.isnan(lo) or math.isnan(hi) or lo == math.inf:
+                raise PhysicsError(f"inequality link needs 0 <= min <= max, got {min}, {max}")
+        else:
+            lo = hi = current if rest is None else float(rest)
+            if not (math.isfinite(lo) and lo > 0.0):
+                raise PhysicsError(
+                    f"rigid link {a_i}-{b_i} needs a positive finite rest length, got {lo!r} "
+                    "(zero-length links are grabs: pass grab=True)")
+        if sqrt_approx and (lo != hi or lo == 0.0):
+            raise PhysicsError("sqrt_approx applies to rigid links of positive length only")
+        link_id = self._counters["link"]
+        self._counters["link"] += 1
+        self.links.append(1, {
+            "nodes": [a_i, b_i], "min": lo, "max": hi, "stiffness": stiffness,
+            "mode": LINK_SQRT_APPROX if sqrt_approx else 0, "visible": visible and not grab,
+            "body": -1 if body is None else body.id, "id": link_id,
+        })
+        self._touch()
+        return Link(self, link_id)
+
+    def add_links(self, pairs: ArrayLike, *, max: ArrayLike | None = None,
+                  body: Body | None = None, visible: bool = True,
+                  sqrt_approx: bool = False) -> np.ndarray:
+        """Add many links at once (vectorised: cloth, ropes, tethers); returns their ids.
+
+        ``pairs`` is (L, 2) int node indices. Without ``max`` the links are rigid with rest
+        lengths equal to the current distances; with ``max`` ((L,) metres) they are inequality
+        links that only stop the nodes separating farther than that.
+        """
+        idx = self._check_nodes(as_indices(pairs, "link pairs").reshape(-1, 2), "links")
+        if (idx[:, 0] == idx[:, 1]).any():
+            same = idx[idx[:, 0] == idx[:, 1]][0].tolist()
+            raise PhysicsError(f"a link needs two different nodes, got {same}")
+        if max is None:
+            lo = hi = np.linalg.norm(self.node_pos[idx[:, 0]] - self.node_pos[idx[:, 1]], axis=1)
+            if (lo <= 0).any():
+                bad = idx[lo <= 0][0].tolist()
+                raise PhysicsError(f"rigid link between coincident nodes {bad}: rest length is 0")
+        else:
+            hi = np.broadcast_to(np.asarray(max, dtype=np.float64), (len(idx),))
+            lo = np.zeros(len(idx))
+            if np.isnan(hi).any() or (hi < 0).any() or sqrt_approx:
+                raise PhysicsError("inequality links need max >= 0 and no sqrt_approx")
+        ids = np.arange(self._counters["link"], self._counters["link"] + len(idx))
+        self._counters["link"] += len(idx)
+        self.links.append(len(idx), {
+            "nodes": idx, "min": lo, "max": hi, "visible": visible,
+            "mode": LINK_SQRT_APPROX if sqrt_approx else 0,
+            "body": -1 if body is None else body.id, "id": ids,
+        })
+        self._touch()
+        return ids
+
+    def _link_row(self, link_id: int, missing_ok: bool = False) -> int | None:
+        rows = np.flatnonzero(self.links["id"] == link_id)
+        if len(rows):
+            return int(rows[0])
+        if missing_ok:
+            return None
+        raise UnknownNameError(f"link #{link_id} has been removed")
+
+    def remove_link(self, link: Link) -> None:
+        """Remove one link (e.g. release a grab). Removing a removed link is an error."""
+        row = self._link_row(link.id)
+        keep = np.ones(len(self.links), dtype=bool)
+        keep[row] = False
+        self.links.keep(keep)
+        self._touch()
+
+    def add_hinge(self, root: int, joint: int, end: int, forward: Sequence[int],
+                  body: Body | None = None) -> None:
+        """Knee-style plane constraint (Horswill eq. 4-5).
+
+        ``joint`` is kept in the plane through ``root`` and ``end`` that contains the forward
+        vector ``(p[f1] - p[f0]) x (p[f3] - p[f2])`` for ``forward = (f0, f1, f2, f3)``.
+        """
+        idx = self._check_nodes(as_indices([root, joint, end, *forward], "hinge"), "hinge")
+        if len(idx) != 7:
+            raise PhysicsError(f"hinge forward needs 4 nodes, got {len(forward)}")
+        self.hinges.append(1, {"nodes": idx, "body": -1 if body is None else body.id})
+        self._touch()
+
+    def add_angle_limit(self, a: int, b: int, c: int, min_angle: float = 0.0,
+                        max_angle: float = math.pi, body: Body | None = None) -> None:
+        """Keep the angle at ``b`` between ``a - b`` and ``c - b`` in [min_angle, max_angle] rad.
+
+        A dot-product constraint (Jakobsen section 5) enforced on the ``a``-``c`` distance.
+        """
+        idx = self._check_nodes(as_indices([a, b, c], "angle limit"), "angle limit")
+        if len(set(idx.tolist())) != 3:
+            raise PhysicsError(f"angle limit needs three different nodes, got {idx.tolist()}")
+        if not 0.0 <= min_angle <= max_angle <= math.pi:
+            raise PhysicsError(
+                f"angle limit needs 0 <= min_angle <= max_angle <= pi, got {min_angle}, "
+                f"{max_angle}")
+        self.angles.append(1, {"nodes": idx, "cos": [math.cos(max_angle), math.cos(min_angle)],
+                               "body": -1 if body is None else body.id})
+        self._touch()
+
+    def add_plane(self, normal: ArrayLike, point: ArrayLike, friction: float = 1.0) -> int:
+        """Add a static half-space boundary; nodes stay on the side ``normal`` points to.
+
+        Six inward planes make Jakobsen's box (constraint C1). Returns the plane index.
+        """
+        n = as_points(normal, "plane normal").reshape(3)
+        norm = np.linalg.norm(n)
+        if norm == 0:
+            raise PhysicsError("plane normal must be non-zero")
+        if not (math.isfinite(friction) and friction >= 0):
+            raise PhysicsError(f"plane friction must be finite and >= 0, got {friction!r}")
+        n = n / norm
+        p = as_points(point, "plane point").reshape(3)
+        self.planes.append(1, {"normal": n, "offset": float(n @ p), "friction": friction})
+        return len(self.planes) - 1
+
+    def add_box_bounds(self, lower: ArrayLike, upper: ArrayLike, friction: float = 1.0) -> None:
+        """Keep every node inside the axis-aligned box [lower, upper] (Jakobsen C1)."""
+        lo = as_points(lower, "box lower").reshape(3)
+        hi = as_points(upper, "box upper").reshape(3)
+        if not (lo < hi).all():
+            raise PhysicsError(f"box needs lower < upper on every axis, got {lo}, {hi}")
+        for axis in range(3):
+            e = np.zeros(3)
+            e[axis] = 1.0
+            self.add_plane(e, lo, friction)
+            self.add_plane(-e, hi, friction)
+
+    def link_errors(self, body: Body | None = None) -> np.ndarray:
+        """Relative length error ``|len - rest| / rest`` of rigid links (of ``body`` if given)."""
+        lo, hi = self.link_min, self.link_max
+        sel = (lo == hi) & (lo > 0)
+        if body is not None:
+            sel &= self.links["body"] == body.id
+        nodes = self.link_nodes[sel]
+        length = np.linalg.norm(self.node_pos[nodes[:, 0]] - self.node_pos[nodes[:, 1]], axis=1)
+        return np.abs(length - lo[sel]) / lo[sel]
+
+    # ------------------------------------------------------------------ the tick
+    def _touch(self) -> None:
+        self._counters["topology"] += 1
+
+    @property
+    def topology_version(self) -> int:
+        """Increments whenever nodes or constraints are added or removed."""
+        return self._counters["topology"]
+
+    def _solver_links(self) -> tuple[np.ndarray, ...]:
+        """Link columns permuted into solver order, rebuilt when the topology changes."""
+        if self._solver_version != self._counters["topology"]:
+            links = self.links
+            order = link_order(links["nodes"], len(self.nodes))
+            stiffness = links["stiffness"][order]
+            # Soft links repair a fraction s per tick: 1 - (1 - s)^(1/K) per iteration.
+            stiffness = 1.0 - (1.0 - stiffness) ** (1.0 / self.iterations)
+            self._solver = (np.ascontiguousarray(links["nodes"][order]), links["min"][order],
+                            links["max"][order], stiffness, links["mode"][order])
+            self._solver_version = self._counters["topology"]
+        return self._solver
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` ticks: hooks, integrate (eq. 2), project (K iterations), friction."""
+        nodes = self.nodes
+        for _ in range(n):
+            for hook in self.on_tick_start:
+                hook()
+            link_nodes, link_min, link_max, link_stiffness, link_mode = self._solver_links()
+            physics_tick(
+                nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"], nodes["flags"],
+                nodes["damp_air"], nodes["damp_ground"], nodes["damp_ref"], nodes["damp_rel"],
+                nodes["radius"], nodes["lock_pos"], nodes["move_target"], nodes["move_time"],
+                link_nodes, link_min, link_max, link_stiffness, link_mode,
+                self.hinges["nodes"], self.angles["nodes"], self.angles["cos"],
+                self.planes["normal"], self.planes["offset"], self.planes["friction"],
+                self.gravity, self.dt, self.iterations)
+            self.tick += 1
+            for hook in self.on_tick_end:
+                hook()
+
+    # ------------------------------------------------------------------ node control
+    def _node_sel(self, nodes: int | slice | ArrayLike) -> np.ndarray | slice:
+        if isinstance(nodes, slice):
+            return nodes
+        return self._check_nodes(np.atleast_1d(as_indices(nodes, "nodes")), "nodes")
+
+    def set_velocity(self, nodes: int | slice | ArrayLike, velocity: ArrayLike) -> None:
+        """Give nodes a velocity (m/s) from now on: ``prev = pos - v dt`` (Horswill VII.A)."""
+        sel = self._node_sel(nodes)
+        v = as_points(velocity, "velocity")
+        self.node_prev[sel] = self.node_pos[sel] - v * self.dt
+
+    def set_acceleration(self, nodes: int | slice | ArrayLike, acceleration: ArrayLike) -> None:
+        """Set the nodes' control acceleration (m/s^2, on top of gravity) for the next tick."""
+        self.nodes["acc"][self._node_sel(nodes)] = as_points(acceleration, "acceleration")
+
+    def add_force(self, nodes: int | slice | ArrayLike, force: ArrayLike) -> None:
+        """Add a force (N) for the next tick: ``acc += F / m``."""
+        sel = self._node_sel(nodes)
+        f = as_points(force, "force")
+        self.nodes["acc"][sel] += f * self.node_inv_mass[sel, None]
+
+    def set_position(self, nodes: int | slice | ArrayLike, position: ArrayLike,
+                     keep_velocity: bool = True) -> None:
+        """Teleport nodes (metres); by default their velocity is kept, else zeroed."""
+        sel = self._node_sel(nodes)
+        p = as_points(position, "position")
+        vel = self.node_pos[sel] - self.node_prev[sel]
+        self.node_pos[sel] = p
+        self.node_prev[sel] = self.node_pos[sel] - (vel if keep_velocity else 0.0)
+        self.nodes["lock_pos"][sel] = np.where(
+            (self.node_flags[sel] & flags.LOCKED)[..., None] > 0, self.node_pos[sel],
+            self.nodes["lock_pos"][sel])
+
+    def move_to(self, node: int, target: ArrayLike, seconds: float) -> None:
+        """Linear set-point move: arrive at ``target`` (m) in ``seconds``, then stop by itself.
+
+        The node is kinematic while it moves (its links drag the rest of the body; Horswill
+        VII.A). :meth:`is_moving` tells when it has arrived.
+        """
+        sel = self._node_sel(node)
+        t = as_positive(seconds, "seconds")
+        self.nodes["move_target"][sel] = as_points(target, "target").reshape(3)
+        self.nodes["move_time"][sel] = t
+        self.node_flags[sel] = (self.node_flags[sel] & _cleared(flags.LOCKED)) | flags.MOVING
+
+    def is_moving(self, node: int) -> bool:
+        """True while a set-point move of ``node`` is under way."""
+        return bool(self.node_flags[self._node_sel(node)][0] & flags.MOVING)
+
+    def lock_nodes(self, nodes: int | slice | ArrayLike, at: ArrayLike | None = None) -> None:
+        """Hold nodes in place (at their position, or at ``at``): a lock or a pin."""
+        sel = self._node_sel(nodes)
+        if at is not None:
+            self.set_position(sel, at, keep_velocity=False)
+        self.nodes["lock_pos"][sel] = self.node_pos[sel]
+        self.node_flags[sel] = (self.node_flags[sel] & _cleared(flags.MOVING)) | flags.LOCKED
+
+    pin = lock_nodes
+
+    def unlock_nodes(self, nodes: int | slice | ArrayLike) -> None:
+        """Release locked or pinned nodes (they keep LOCK_ON_GROUND if it was set)."""
+        sel = self._node_sel(nodes)
+        self.node_flags[sel] &= _cleared(flags.LOCKED)
+
+    def lock_on_ground(self, nodes: int | slice | ArrayLike, enabled: bool = True) -> None:
+        """Make nodes lock themselves where they touch a static plane (Horswill VII.A)."""
+        sel = self._node_sel(nodes)
+        if enabled:
+            self.node_flags[sel] |= flags.LOCK_ON_GROUND
+        else:
+            self.node_flags[sel] &= _cleared(flags.LOCK_ON_GROUND)
+
+    def set_damping(self, nodes: int | slice | ArrayLike, *, air: float | None = None,
+                    ground: float | None = None, relative_to: int | None = None,
+                    relative: float = 0.0) -> None:
+        """Set damping factors per tick (eq. 2) and damping relative to another node."""
+        sel = self._node_sel(nodes)
+        for key, value in (("damp_air", air), ("damp_ground", ground), ("damp_rel", relative)):
+            if value is not None and not 0.0 <= value < 1.0:
+                raise PhysicsError(f"{key} must lie in [0, 1), got {value!r}")
+        if air is not None:
+            self.nodes["damp_air"][sel] = air
+        if ground is not None:
+            self.nodes["damp_ground"][sel] = ground
+        if relative_to is not None:
+            self._check_nodes(np.array([relative_to]), "relative_to")
+        self.nodes["damp_ref"][sel] = -1 if relative_to is None else relative_to
+        self.nodes["damp_rel"][sel] = relative if relative_to is not None else 0.0
+
+    # ------------------------------------------------------------------ determinism
+    def snapshot(self) -> Snapshot:
+        """A copy of the complete state; :meth:`restore` of it gives the same future."""
+        tables = {name: getattr(self, name).copy()
+                  for name in ("nodes", "links", "hinges", "angles", "planes")}
+        return Snapshot(tables, {k: replace(v, meta=dict(v.meta)) for k, v in
+                                 self._bodies.items()}, dict(self._counters), self.tick,
+                        self.rng.bit_generator.state)
+
+    def restore(self, snap: Snapshot) -> None:
+        """Return to a :meth:`snapshot` (bodies removed since then come back)."""
+        for name, saved in snap.tables.items():
+            getattr(self, name).restore(saved)
+        self._bodies = {k: replace(v, meta=dict(v.meta)) for k, v in snap.bodies.items()}
+        self._counters = dict(snap.counters)
+        self._counters["topology"] += 1
+        self._solver_version = -1
+        self.tick = snap.tick
+        self.rng.bit_generator.state = snap.rng_state
+
+    def state_hash(self) -> str:
+        """Hex digest of the dynamic state (positions, previous positions, flags, tick)."""
+        h = hashlib.blake2b(digest_size=16)
+        for arr in (self.node_pos, self.node_prev, self.node_flags, self.link_nodes):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(self.tick.to_bytes(8, "little"))
+        return h.hexdigest()

@@ -1,0 +1,197 @@
+"""Load scene files: ``[scene]``, ``[world]`` and ``[[object]]`` tables (DESIGN.md, "Scene files").
+
+Object fields are the keyword parameters of the body builders (``World.add_<type>``), so a scene
+file accepts exactly what the Python API accepts. Every error names the file, the table and the
+field, and what was expected.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from twig.bodies.cloth import add_cloth
+from twig.bodies.humanoid import add_humanoid
+from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
+from twig.errors import SceneError, TwigError
+from twig.world import World
+
+_OBJECT_TYPES: dict[str, Callable[..., Any]] = {
+    "stick": add_stick,
+    "rope": add_rope,
+    "tetrahedron": add_tetrahedron,
+    "cloth": add_cloth,
+    "humanoid": add_humanoid,
+}
+"""Scene object type -> body builder; the builder's keyword parameters are the fields."""
+_WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "ground": "bool",
+                 "ground_friction": "float", "bounds": "table"}
+_BOUNDS_FIELDS = {"lower": "ArrayLike", "upper": "ArrayLike", "friction": "float"}
+_SCENE_FIELDS = {"description": "str", "seconds": "float"}
+
+_EXPECTED = {
+    "ArrayLike": "a vector [x, y, z] of numbers",
+    "float": "a number",
+    "float | None": "a number",
+    "int": "an integer",
+    "bool": "true or false",
+    "str": "a string",
+    "tuple[str, ...]": "a list of strings",
+    "table": "a table",
+}
+
+
+@dataclass(frozen=True)
+class SceneInfo:
+    """What a scene file says about itself."""
+
+    name: str
+    path: Path
+    description: str
+    seconds: float
+
+
+def _builder_fields(kind: str) -> dict[str, tuple[str, bool]]:
+    """Field name -> (annotation, required) from the builder's signature."""
+    fields = {}
+    for p in list(inspect.signature(_OBJECT_TYPES[kind]).parameters.values())[1:]:
+        fields[p.name] = (str(p.annotation), p.default is inspect.Parameter.empty)
+    return fields
+
+
+def _check(value: Any, kind: str, where: str) -> Any:
+    ok = {
+        "ArrayLike": isinstance(value, list) and len(value) == 3
+        and all(_is_number(v) for v in value),
+        "float": _is_number(value),
+        "float | None": _is_number(value),
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "bool": isinstance(value, bool),
+        "str": isinstance(value, str),
+        "tuple[str, ...]": isinstance(value, list) and all(isinstance(v, str) for v in value),
+        "table": isinstance(value, dict),
+    }.get(kind, True)
+    if not ok:
+        raise SceneError(f"{where}: expected {_EXPECTED.get(kind, kind)}, got {value!r}")
+    return tuple(value) if kind == "tuple[str, ...]" else value
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _fields(table: Mapping[str, Any], spec: Mapping[str, str], where: str) -> dict[str, Any]:
+    unknown = sorted(set(table) - set(spec))
+    if unknown:
+        raise SceneError(f"{where}: unknown field {unknown[0]!r} "
+                         f"(known fields: {', '.join(sorted(spec))})")
+    return {k: _check(v, spec[k], f"{where}: field {k!r}") for k, v in table.items()}
+
+
+def scene_path(name: str | Path) -> Path:
+    """Path of a built-in scene name or of a ``.toml`` file."""
+    p = Path(name)
+    if p.suffix == ".toml":
+        if not p.is_file():
+            raise SceneError(f"scene file {str(p)!r} does not exist")
+        return p
+    builtin = resources.files("twig.scenes") / f"{name}.toml"
+    if not builtin.is_file():
+        raise SceneError(f"unknown scene {str(name)!r}; built-in scenes: "
+                         f"{', '.join(s.name for s in list_scenes())} (or give a .toml path)")
+    return Path(str(builtin))
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise SceneError(f"{path}: malformed TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SceneError(f"{path}: cannot read scene file: {e}") from None
+
+
+def _info(path: Path, data: Mapping[str, Any]) -> SceneInfo:
+    scene = data.get("scene", {})
+    _check(scene, "table", f"{path}: [scene]")
+    fields = _fields(scene, _SCENE_FIELDS, f"{path}: [scene]")
+    seconds = fields.get("seconds", 5.0)
+    if seconds <= 0:
+        raise SceneError(f"{path}: [scene]: field 'seconds': expected a positive number")
+    return SceneInfo(path.stem, path, fields.get("description", ""), float(seconds))
+
+
+def list_scenes() -> list[SceneInfo]:
+    """The built-in scenes, sorted by name."""
+    folder = resources.files("twig.scenes")
+    paths = sorted(Path(str(folder / f.name)) for f in folder.iterdir()
+                   if f.name.endswith(".toml"))
+    return [_info(p, _read(p)) for p in paths]
+
+
+def load_scene(name: str | Path, seed: int | None = None) -> World:
+    """Build a :class:`~twig.World` from a built-in scene name or a ``.toml`` path.
+
+    ``seed`` overrides the scene's ``[world] seed``. The world's ``scene`` attribute holds the
+    :class:`SceneInfo`.
+    """
+    path = scene_path(name)
+    data = _read(path)
+    unknown = sorted(set(data) - {"scene", "world", "object"})
+    if unknown:
+        raise SceneError(f"{path}: unknown table [{unknown[0]}] (expected [scene], [world], "
+                         "[[object]])")
+    info = _info(path, data)
+    world_cfg = _fields(_check(data.get("world", {}), "table", f"{path}: [world]"),
+                        _WORLD_FIELDS, f"{path}: [world]")
+    bounds = world_cfg.pop("bounds", None)
+    if seed is not None:
+        world_cfg["seed"] = seed
+    try:
+        world = World(**world_cfg)
+        if bounds is not None:
+            where = f"{path}: [world.bounds]"
+            b = _fields(bounds, _BOUNDS_FIELDS, where)
+            if "lower" not in b or "upper" not in b:
+                raise SceneError(f"{where}: needs fields 'lower' and 'upper'")
+            world.add_box_bounds(**b)
+    except TwigError as e:
+        if isinstance(e, SceneError):
+            raise
+        raise SceneError(f"{path}: [world]: {e}") from None
+    objects = data.get("object", [])
+    if not isinstance(objects, list):
+        raise SceneError(f"{path}: 'object' must be an array of tables ([[object]])")
+    for k, table in enumerate(objects, start=1):
+        _add_object(world, path, k, table)
+    world.scene = info
+    return world
+
+
+def _add_object(world: World, path: Path, k: int, table: Any) -> None:
+    where = f"{path}: [[object]] #{k}"
+    _check(table, "table", where)
+    kind = table.get("type")
+    if kind is None:
+        raise SceneError(f"{where}: missing field 'type' (one of {', '.join(_OBJECT_TYPES)})")
+    if kind not in _OBJECT_TYPES:
+        raise SceneError(f"{where}: field 'type': unknown type {kind!r} "
+                         f"(known types: {', '.join(_OBJECT_TYPES)})")
+    fields = _builder_fields(kind)
+    spec = {name: ann for name, (ann, _) in fields.items()}
+    values = _fields({k2: v for k2, v in table.items() if k2 != "type"}, spec,
+                     f"{where} ({kind})")
+    missing = [n for n, (_, required) in fields.items() if required and n not in values]
+    if missing:
+        raise SceneError(f"{where} ({kind}): missing field {missing[0]!r}")
+    where = f"{where} ({kind} {values['name']!r})"
+    try:
+        _OBJECT_TYPES[kind](world, **values)
+    except TwigError as e:
+        raise SceneError(f"{where}: {e}") from None

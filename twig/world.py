@@ -1,0 +1,86 @@
+"""``twig.World``: the physics world with the builders and the recording users reach for.
+
+Later layers (characters, behaviours) add their stages through the world's tick hooks; physics
+stays the only code that moves nodes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from numpy.typing import ArrayLike
+
+from twig.bodies.cloth import add_cloth
+from twig.bodies.humanoid import add_humanoid
+from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
+from twig.physics import Body, PhysicsWorld
+from twig.physics.validate import as_positive
+
+if TYPE_CHECKING:
+    from twig.export.recording import Recording
+
+
+class World(PhysicsWorld):
+    """A twig world: ``twig.World(seed=0)``, then add bodies and :meth:`run` it.
+
+    See :class:`~twig.physics.PhysicsWorld` for the parameters, the state arrays and the node
+    control primitives.
+
+    >>> import twig
+    >>> world = twig.World(seed=0)
+    >>> stick = world.add_stick("stick", position=(0, 2, 0), length=1.0)
+    >>> world.run(seconds=2)
+    >>> round(float(stick.positions[:, 1].min()), 2)   # lying on the ground, radius 2 cm
+    0.02
+    """
+
+    def add_stick(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A 1 m (by default) stick of two nodes; see :func:`twig.bodies.simple.add_stick`."""
+        return add_stick(self, name, position, **kwargs)
+
+    def add_rope(self, name: str, start: ArrayLike, **kwargs) -> Body:
+        """A chain of rigid links; see :func:`twig.bodies.simple.add_rope`."""
+        return add_rope(self, name, start, **kwargs)
+
+    def add_tetrahedron(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """Jakobsen's four-particle rigid body; see :func:`twig.bodies.simple.add_tetrahedron`."""
+        return add_tetrahedron(self, name, position, **kwargs)
+
+    def add_cloth(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A pinned square cloth; see :func:`twig.bodies.cloth.add_cloth`."""
+        return add_cloth(self, name, position, **kwargs)
+
+    def add_humanoid(self, name: str, position: ArrayLike = (0.0, 0.0, 0.0), **kwargs) -> Body:
+        """A 16-node stick figure; see :func:`twig.bodies.humanoid.add_humanoid`."""
+        return add_humanoid(self, name, position, **kwargs)
+
+    def run(self, seconds: float, progress: bool = False) -> None:
+        """Advance ``seconds`` of simulated time (rounded to whole ticks).
+
+        ``progress`` shows a progress bar on the terminal (for long runs).
+        """
+        ticks = round(as_positive(seconds, "seconds") / self.dt)
+        if not progress:
+            self.step(ticks)
+            return
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"simulating {seconds:g} s", total=ticks)
+            chunk = max(1, ticks // 100)
+            done = 0
+            while done < ticks:
+                n = min(chunk, ticks - done)
+                self.step(n)
+                done += n
+                bar.update(task, completed=done)
+
+    def record(self, every: int = 1) -> Recording:
+        """Start recording node positions every ``every`` ticks (see DESIGN's recording format).
+
+        The returned :class:`~twig.export.recording.Recording` fills as the world steps;
+        ``recording.arrays()`` gives ``t``, ``pos``, ``node_name``... and ``save(path)`` an NPZ.
+        """
+        from twig.export.recording import Recording
+
+        return Recording(self, every=every)
