@@ -30,13 +30,15 @@ def cloth_links(n: int, shear: bool = True) -> np.ndarray:
 def add_cloth(world: PhysicsWorld, name: str, position: ArrayLike, *, size: float = 1.0,
               resolution: int = 16, mass: float = 0.5, shear: bool = True,
               pinned: tuple[str, ...] = ("far-left", "far-right"), sqrt_approx: bool = False,
-              tethers: bool = False, radius: float = 0.0) -> Body:
+              tethers: bool = False, damping: float = 0.01, radius: float = 0.0) -> Body:
     """A square cloth of ``resolution x resolution`` nodes lying flat, centred at ``position``.
 
     Rows run along +z ("near" is -z), columns along +x. ``pinned`` names corners held in place
     (from :data:`CORNERS`); the rest falls and hangs from them. ``sqrt_approx`` uses Jakobsen's
     square-root approximation on every stick. ``tethers`` adds inequality links from every node
     to each pinned corner (see :mod:`twig.bodies.tethers`) so the cloth cannot overstretch.
+    ``damping`` is the per-tick air damping (eq. 2): cloth meets far more drag than its mass
+    would suggest.
     """
     if not isinstance(resolution, int) or resolution < 2:
         raise PhysicsError(f"{name}: resolution must be an integer >= 2, got {resolution!r}")
@@ -49,7 +51,7 @@ def add_cloth(world: PhysicsWorld, name: str, position: ArrayLike, *, size: floa
     u = np.linspace(-size / 2, size / 2, n)
     zz, xx = np.meshgrid(u, u, indexing="ij")
     pts = np.stack([xx.ravel(), np.zeros(n * n), zz.ravel()], axis=1) + centre
-    body = world.add_body(name, "cloth", pts, mass=mass / (n * n), radius=radius,
+    body = world.add_body(name, "cloth", pts, mass=mass / (n * n), radius=radius, damp_air=damping,
                           node_names=[f"{r},{c}" for r in range(n) for c in range(n)])
     first = body.nodes.start
     world.add_links(cloth_links(n, shear) + first, body=body, sqrt_approx=sqrt_approx)

@@ -61,7 +61,8 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
             w_out[i] = 0.0
         elif f & MOVING:
             left = move_time[i]
-            frac = 1.0 if left <= dt else dt / left
+            # The tolerance absorbs the rounding of repeated dt subtractions.
+            frac = 1.0 if left <= dt * (1.0 + 1e-9) else dt / left
             for c in range(3):
                 prev[i, c] = pos[i, c]
                 pos[i, c] += (move_target[i, c] - pos[i, c]) * frac

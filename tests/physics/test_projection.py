@@ -1,0 +1,121 @@
+"""Property tests of the projection kernels (Horswill eq. 3-5; Jakobsen sections 3-5)."""
+
+import math
+
+import numpy as np
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import twig
+
+from twig.physics.constraints import (
+    project_distance,
+    project_distance_sqrt_approx,
+    project_hinge,
+)
+
+coord = st.floats(-5.0, 5.0, allow_nan=False)
+point = st.tuples(coord, coord, coord)
+inv_mass = st.floats(0.05, 20.0)
+
+
+def _pair(p, q, wi, wj):
+    return np.array([p, q], dtype=float), np.array([wi, wj])
+
+
+@given(point, point, inv_mass, inv_mass, st.floats(0.05, 3.0))
+def test_rigid_projection_restores_length_and_keeps_weighted_centre(p, q, wi, wj, rest):
+    pos, w = _pair(p, q, wi, wj)
+    assume(np.linalg.norm(pos[1] - pos[0]) > 1e-3)
+    centre = (pos[0] / wi + pos[1] / wj) / (1 / wi + 1 / wj)
+    project_distance(pos, w, 0, 1, rest, rest, 1.0)
+    assert math.isclose(np.linalg.norm(pos[1] - pos[0]), rest, rel_tol=1e-9, abs_tol=1e-12)
+    new_centre = (pos[0] / wi + pos[1] / wj) / (1 / wi + 1 / wj)
+    np.testing.assert_allclose(new_centre, centre, atol=1e-9)
+
+
+@given(point, point, st.floats(0.0, 2.0), st.floats(0.0, 3.0))
+def test_inequality_projection_lands_inside_the_interval(p, q, lo, extra):
+    pos, w = _pair(p, q, 1.0, 1.0)
+    d0 = np.linalg.norm(pos[1] - pos[0])
+    assume(d0 > 1e-3)
+    hi = lo + extra
+    project_distance(pos, w, 0, 1, lo, hi, 1.0)
+    d = np.linalg.norm(pos[1] - pos[0])
+    assert lo - 1e-9 <= d <= hi + 1e-9
+    if lo <= d0 <= hi:
+        assert d == d0  # a satisfied inequality link does not move its nodes
+
+
+@given(point, point, inv_mass, inv_mass)
+def test_zero_length_grab_merges_nodes_at_weighted_centre(p, q, wi, wj):
+    pos, w = _pair(p, q, wi, wj)
+    assume(np.linalg.norm(pos[1] - pos[0]) > 1e-6)
+    centre = (pos[0] / wi + pos[1] / wj) / (1 / wi + 1 / wj)
+    project_distance(pos, w, 0, 1, 0.0, 0.0, 1.0)
+    np.testing.assert_allclose(pos[0], pos[1], atol=1e-9)
+    np.testing.assert_allclose(pos[0], centre, atol=1e-9)
+
+
+@given(point, point, st.floats(0.1, 2.0), st.floats(0.5, 1.5))
+def test_sqrt_approximation_reduces_a_moderate_error(p, q, rest, stretch):
+    pos, w = _pair(p, q, 1.0, 1.0)
+    d0 = np.linalg.norm(pos[1] - pos[0])
+    assume(d0 > 1e-3)
+    pos[1] = pos[0] + (pos[1] - pos[0]) / d0 * rest * stretch  # within Taylor range
+    err0 = abs(rest * stretch - rest)
+    project_distance_sqrt_approx(pos, w, 0, 1, rest)
+    assert abs(np.linalg.norm(pos[1] - pos[0]) - rest) <= err0 + 1e-12
+
+
+@given(point, point, st.floats(0.2, 1.0))
+def test_soft_link_repairs_the_given_fraction(p, q, stiffness):
+    pos, w = _pair(p, q, 1.0, 1.0)
+    d0 = np.linalg.norm(pos[1] - pos[0])
+    assume(d0 > 1e-3)
+    rest = 0.5 * d0 + 0.1
+    project_distance(pos, w, 0, 1, rest, rest, stiffness)
+    d = np.linalg.norm(pos[1] - pos[0])
+    assert math.isclose(d0 - d, stiffness * (d0 - rest), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _hinge_error(pos, root, joint, end, f0, f1, f2, f3):
+    f = np.cross(pos[f1] - pos[f0], pos[f3] - pos[f2])
+    n = np.cross(pos[root] - pos[end], f)
+    n /= np.linalg.norm(n)
+    return abs((pos[joint] - pos[end]) @ n)
+
+
+@given(st.lists(point, min_size=4, max_size=4), inv_mass, inv_mass)
+def test_hinge_projection_puts_the_knee_in_the_leg_plane(pts, wj, we):
+    """Horswill eq. 4-5: one projection zeroes the knee's distance to the plane (fixed frame)."""
+    hip, knee, foot, _ = (np.array(p) for p in pts)
+    # Pelvis frame nodes 4-7 fixed (w = 0): forward = (x) x (y) = +z.
+    pos = np.array([hip, knee, foot, [0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 1, 0]], dtype=float)
+    w = np.array([0.0, wj, we, 0.0, 0.0, 0.0, 0.0])
+    leg = pos[0] - pos[2]
+    assume(np.linalg.norm(np.cross(leg, [0, 0, 1])) > 1e-2)
+    normal = np.cross(leg, [0, 0, 1]) / np.linalg.norm(np.cross(leg, [0, 0, 1]))
+    shift = pos[2] - pos[0]  # the foot moves along n; the plane rotates about the hip
+    project_hinge(pos, w, 0, 1, 2, 3, 4, 5, 6)
+    assert _hinge_error(pos, 0, 1, 2, 3, 4, 5, 6) < 1e-6 * (1 + np.abs(shift).max()) or \
+        abs((pos[1] - pos[2]) @ normal) < 1e-9
+
+
+@given(st.floats(0.3, 2.8), st.floats(0.0, 1.2), st.floats(0.5, 2.0))
+def test_angle_limit_brings_a_jointed_pair_into_range(angle, lo, arm):
+    """A bent joint outside [lo, lo + 1] rad is brought into range; arm links keep lengths."""
+    hi = lo + 1.0
+    world = twig.World(gravity=(0.0, 0.0, 0.0), ground=False, iterations=30)
+    pts = [[arm, 0.0, 0.0], [0.0, 0.0, 0.0], [arm * math.cos(angle), arm * math.sin(angle), 0.0]]
+    world.add_body("limb", "test", pts, damp_air=0.0)
+    world.add_links([[0, 1], [1, 2]])
+    world.add_angle_limit(0, 1, 2, min_angle=lo, max_angle=hi)
+    world.step()
+    pos = world.node_pos
+    u, v = pos[0] - pos[1], pos[2] - pos[1]
+    got = math.acos(np.clip(u @ v / np.linalg.norm(u) / np.linalg.norm(v), -1, 1))
+    assert lo - 0.02 <= got <= hi + 0.02
+    assert world.link_errors().max() < 0.02
+    if lo <= angle <= hi:
+        assert math.isclose(got, angle, abs_tol=1e-9)
