@@ -11,7 +11,7 @@ from twig.physics import flags
 def _random_world(seed, n, gravity=(0.0, 0.0, 0.0), ground=False):
     rng = np.random.default_rng(seed)
     world = twig.World(seed=seed, gravity=gravity, ground=ground)
-    pos = rng.uniform(-1, 1, (n, 3)) + [0, 2, 0]
+    pos = rng.uniform(-1, 1, (n, 3)) + np.array([0.0, 2.0, 0.0])
     mass = rng.uniform(0.2, 5.0, n)
     body = world.add_body("cloud", "test", pos, mass=mass, damp_air=0.0,
                           velocity=rng.uniform(-2, 2, (n, 3)))

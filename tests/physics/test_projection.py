@@ -7,7 +7,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import twig
-
 from twig.physics.constraints import (
     project_distance,
     project_distance_sqrt_approx,

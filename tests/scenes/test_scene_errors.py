@@ -42,7 +42,7 @@ def test_malformed_scene_names_file_table_and_field(tmp_path, text, expected):
 
 
 def test_unknown_scene_name_lists_the_builtin_ones():
-    with pytest.raises(SceneError, match="unknown scene 'nope'.*tetra"):
+    with pytest.raises(SceneError, match=r"unknown scene 'nope'.*tetra"):
         twig.load_scene("nope")
 
 

@@ -186,7 +186,7 @@ def project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, 
 
 @njit(cache=True)
 def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-          link_mode, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
+          n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
           plane_friction, iterations, depth, contact_normal, contact_friction):
     """K Gauss-Seidel relaxation iterations over all constraints (Jakobsen 2001, section 4).
 
@@ -194,15 +194,15 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
     :mod:`twig.physics.ordering`) so the sweep reads them sequentially; then come hinges, angle
     limits and finally the static planes so that non-penetration holds when the loop ends.
     ``link_stiffness`` is the per-iteration fraction already derived from the per-tick one.
+    The first ``n_exact`` links are solved exactly, the rest with the square-root approximation
+    (two branch-free loops instead of a test per link).
     """
     for _ in range(iterations):
-        for k in range(link_nodes.shape[0]):
-            i = link_nodes[k, 0]
-            j = link_nodes[k, 1]
-            if link_mode[k] & LINK_SQRT_APPROX:
-                project_distance_sqrt_approx(pos, w, i, j, link_min[k])
-            else:
-                project_distance(pos, w, i, j, link_min[k], link_max[k], link_stiffness[k])
+        for k in range(n_exact):
+            project_distance(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k],
+                             link_max[k], link_stiffness[k])
+        for k in range(n_exact, link_nodes.shape[0]):
+            project_distance_sqrt_approx(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k])
         for h in range(hinge_nodes.shape[0]):
             project_hinge(pos, w, hinge_nodes[h, 0], hinge_nodes[h, 1], hinge_nodes[h, 2],
                           hinge_nodes[h, 3], hinge_nodes[h, 4], hinge_nodes[h, 5],

@@ -55,13 +55,14 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
 @njit(cache=True)
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
                  radius, lock_pos, move_target, move_time, link_nodes, link_min, link_max,
-                 link_stiffness, link_mode, hinge_nodes, angle_nodes, angle_cos,
+                 link_stiffness, n_exact, hinge_nodes, angle_nodes, angle_cos,
                  plane_normal, plane_offset, plane_friction, gravity, dt, iterations):
     """One physics tick in place: eq. 2 integration, K projection iterations, friction.
 
     Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` for
-    shapes and units), the link columns permuted into solver order. Returns the effective
-    inverse masses used, (N,) float64.
+    shapes and units), the link columns permuted into solver order with the ``n_exact``
+    exactly solved links first (the rest use the square-root approximation). Returns the
+    effective inverse masses used, (N,) float64.
     """
     n = pos.shape[0]
     w = np.empty(n)
@@ -71,7 +72,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     contact_normal = np.zeros((n, 3))
     contact_friction = np.zeros(n)
     relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-          link_mode, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
+          n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
           plane_friction, iterations, depth, contact_normal, contact_friction)
     apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
     return w

@@ -127,7 +127,7 @@ class PhysicsWorld:
         self.planes = Columns(PLANE_COLUMNS)
         self._bodies: dict[int, BodyRecord] = {}
         self._counters = {"body": 0, "link": 0, "node": 0, "topology": 0}
-        self._solver: tuple[np.ndarray, ...] = ()
+        self._solver: tuple = ()
         self._solver_version = -1
         self.on_tick_start: list[Callable[[], None]] = []
         self.on_tick_end: list[Callable[[], None]] = []
@@ -454,16 +454,19 @@ class PhysicsWorld:
         """Increments whenever nodes or constraints are added or removed."""
         return self._counters["topology"]
 
-    def _solver_links(self) -> tuple[np.ndarray, ...]:
-        """Link columns permuted into solver order, rebuilt when the topology changes."""
+    def _solver_links(self) -> tuple:
+        """Link columns permuted into solver order (exact links first, then square-root
+        approximated ones, each by colour) and the exact count; rebuilt on topology changes."""
         if self._solver_version != self._counters["topology"]:
             links = self.links
             order = link_order(links["nodes"], len(self.nodes))
+            approx = (links["mode"][order] & LINK_SQRT_APPROX) > 0
+            order = order[np.argsort(approx, kind="stable")]
             stiffness = links["stiffness"][order]
             # Soft links repair a fraction s per tick: 1 - (1 - s)^(1/K) per iteration.
             stiffness = 1.0 - (1.0 - stiffness) ** (1.0 / self.iterations)
             self._solver = (np.ascontiguousarray(links["nodes"][order]), links["min"][order],
-                            links["max"][order], stiffness, links["mode"][order])
+                            links["max"][order], stiffness, int((~approx).sum()))
             self._solver_version = self._counters["topology"]
         return self._solver
 
@@ -473,12 +476,12 @@ class PhysicsWorld:
         for _ in range(n):
             for hook in self.on_tick_start:
                 hook()
-            link_nodes, link_min, link_max, link_stiffness, link_mode = self._solver_links()
+            link_nodes, link_min, link_max, link_stiffness, n_exact = self._solver_links()
             physics_tick(
                 nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"], nodes["flags"],
                 nodes["damp_air"], nodes["damp_ground"], nodes["damp_ref"], nodes["damp_rel"],
                 nodes["radius"], nodes["lock_pos"], nodes["move_target"], nodes["move_time"],
-                link_nodes, link_min, link_max, link_stiffness, link_mode,
+                link_nodes, link_min, link_max, link_stiffness, n_exact,
                 self.hinges["nodes"], self.angles["nodes"], self.angles["cos"],
                 self.planes["normal"], self.planes["offset"], self.planes["friction"],
                 self.gravity, self.dt, self.iterations)
