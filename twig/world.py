@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from twig.bodies.cloth import add_cloth
 from twig.bodies.humanoid import add_humanoid
+from twig.bodies.props import add_ball, add_block, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_positive
@@ -53,6 +54,18 @@ class World(PhysicsWorld):
     def add_humanoid(self, name: str, position: ArrayLike = (0.0, 0.0, 0.0), **kwargs) -> Body:
         """A 16-node stick figure; see :func:`twig.bodies.humanoid.add_humanoid`."""
         return add_humanoid(self, name, position, **kwargs)
+
+    def add_ball(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A ball (one node, a sphere); see :func:`twig.bodies.props.add_ball`."""
+        return add_ball(self, name, position, **kwargs)
+
+    def add_block(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A rigid box prop; see :func:`twig.bodies.props.add_block`."""
+        return add_block(self, name, position, **kwargs)
+
+    def add_weight(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """The 16-ton weight of Fig. 5; see :func:`twig.bodies.props.add_weight`."""
+        return add_weight(self, name, position, **kwargs)
 
     def run(self, seconds: float, progress: bool = False) -> None:
         """Advance ``seconds`` of simulated time (rounded to whole ticks).

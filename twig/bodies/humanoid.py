@@ -25,6 +25,19 @@ VISIBLE_LINKS = (("pelvis", "chest"), ("chest", "neck"), ("neck", "head"),
                  ("l_hip", "l_knee"), ("l_knee", "l_foot"),
                  ("r_hip", "r_knee"), ("r_knee", "r_foot"))
 
+LINK_RADIUS = {
+    ("pelvis", "chest"): 0.085, ("chest", "neck"): 0.08, ("neck", "head"): 0.1,
+    ("l_shoulder", "r_shoulder"): 0.055, ("l_hip", "r_hip"): 0.07,
+    ("l_shoulder", "l_elbow"): 0.045, ("l_elbow", "l_hand"): 0.04,
+    ("r_shoulder", "r_elbow"): 0.045, ("r_elbow", "r_hand"): 0.04,
+    ("l_hip", "l_knee"): 0.065, ("l_knee", "l_foot"): 0.05,
+    ("r_hip", "r_knee"): 0.065, ("r_knee", "r_foot"): 0.05,
+}
+"""Capsule radius of each visible link for a 1.75 m adult, metres (scaled with height)."""
+
+PAIN_THRESHOLD = 10.0
+"""Impact energy (J) above which a humanoid feels pain (a firm shove is a few joules)."""
+
 BRACING_LINKS = (("pelvis", "l_hip"), ("pelvis", "r_hip"), ("chest", "l_hip"),
                  ("chest", "r_hip"), ("neck", "l_shoulder"), ("neck", "r_shoulder"),
                  ("chest", "l_shoulder"), ("chest", "r_shoulder"))
@@ -74,12 +87,16 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
     local = np.array([_POSE[n] for n in NODE_NAMES]) * height
     pos = local @ frame.T + base
     masses = np.array([_NODE_MASS_FRACTION[n] for n in NODE_NAMES]) * total
-    radius = np.where([n.endswith("foot") for n in NODE_NAMES], 0.03 * height / 1.75, 0.0)
     body = world.add_body(name, "humanoid", pos, mass=masses, node_names=NODE_NAMES,
-                          radius=radius, meta={"height": height})
+                          meta={"height": height})
     idx = {n: body.node(n) for n in NODE_NAMES}
     world.add_links([[idx[a], idx[b]] for a, b in VISIBLE_LINKS], body=body)
     world.add_links([[idx[a], idx[b]] for a, b in BRACING_LINKS], body=body, visible=False)
+    for (a, b), r in LINK_RADIUS.items():
+        world.add_capsule(idx[a], idx[b], r * height / 1.75, body=body)
+    # Knees and hands cannot pass through the legs and torso (Horswill V, VI.D).
+    world.set_collision(body, self_collide=True)
+    world.set_pain(body, threshold=PAIN_THRESHOLD)
     # The torso may bend a little but not fold: pelvis-neck no shorter than 90 % upright.
     upright = float(np.linalg.norm(world.node_pos[idx["neck"]] - world.node_pos[idx["pelvis"]]))
     world.add_link(idx["pelvis"], idx["neck"], min=0.9 * upright, body=body, visible=False)

@@ -45,6 +45,7 @@ def add_stick(world: PhysicsWorld, name: str, position: ArrayLike, *, length: fl
     body = world.add_body(name, "stick", ends, mass=mass / 2, node_names=("a", "b"),
                           radius=radius, velocity=vel)
     world.add_links([[body.nodes.start, body.nodes.start + 1]], body=body)
+    world.add_capsule(body.nodes.start, body.nodes.start + 1, radius, body=body)
     return body
 
 
@@ -66,6 +67,8 @@ def add_rope(world: PhysicsWorld, name: str, start: ArrayLike, *, length: float 
     first = body.nodes.start
     idx = np.arange(first, first + segments)
     world.add_links(np.stack([idx, idx + 1], axis=1), body=body)
+    for i in idx:
+        world.add_capsule(int(i), int(i) + 1, radius, body=body)
     if pinned:
         world.pin(first)
         if tethers:
@@ -75,11 +78,12 @@ def add_rope(world: PhysicsWorld, name: str, start: ArrayLike, *, length: float 
 
 def add_tetrahedron(world: PhysicsWorld, name: str, position: ArrayLike, *, size: float = 0.5,
                     mass: float = 1.0, velocity: ArrayLike = (0.0, 0.0, 0.0),
-                    tilt: float = 0.3, radius: float = 0.0) -> Body:
+                    tilt: float = 0.3, radius: float = 0.02) -> Body:
     """Jakobsen's rigid body: four nodes, six rigid links (4 x 3 - 6 = 6 degrees of freedom).
 
     A regular tetrahedron of edge ``size`` metres centred at ``position``, rotated by ``tilt``
-    radians about z and x so that it lands on an edge or vertex rather than flat.
+    radians about z and x so that it lands on an edge or vertex rather than flat. Its edges
+    are capsules of ``radius`` metres.
     """
     size = as_positive(size, f"{name}: size")
     centre = as_points(position, f"{name}: position").reshape(3)
@@ -94,4 +98,6 @@ def add_tetrahedron(world: PhysicsWorld, name: str, position: ArrayLike, *, size
     i = body.nodes.start
     pairs = [[i + a, i + b] for a in range(4) for b in range(a + 1, 4)]
     world.add_links(pairs, body=body)
+    for a, b in pairs:
+        world.add_capsule(a, b, radius, body=body)
     return body

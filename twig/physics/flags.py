@@ -14,3 +14,6 @@ GROUNDED = 4
 
 MOVING = 8
 """Performing a linear set-point move toward ``node_move_target`` (Horswill VII.A)."""
+
+ASLEEP = 16
+"""Part of a sleeping body: not integrated, immovable in projections, until woken."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from twig.physics.flags import GROUNDED, LOCKED, MOVING
+from twig.physics.flags import ASLEEP, GROUNDED, LOCKED, MOVING
 
 
 @njit(cache=True)
@@ -45,8 +45,8 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
     dt : float
         Tick length, seconds.
     w_out : (N,) float64
-        Effective inverse mass for this tick's projections: 0 for static, locked and moving
-        nodes (they are kinematic), ``inv_mass`` otherwise.
+        Effective inverse mass for this tick's projections: 0 for static, locked, moving and
+        sleeping nodes (they are kinematic or at rest), ``inv_mass`` otherwise.
     """
     n = pos.shape[0]
     dt2 = dt * dt
@@ -75,7 +75,7 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
             else:
                 move_time[i] = left - dt
             w_out[i] = 0.0
-        elif inv_mass[i] == 0.0:
+        elif inv_mass[i] == 0.0 or f & ASLEEP:
             for c in range(3):
                 prev[i, c] = pos[i, c]
             w_out[i] = 0.0

@@ -4,7 +4,7 @@ Numba keys each ``@njit(cache=True)`` function's cached machine code on its own 
 timestamp, so a kernel that calls kernels from other modules (``physics_tick`` calls
 ``integrate_nodes`` and ``relax``) would keep stale code when only a callee changed. Before any
 kernel module loads, :func:`drop_stale_cache` compares a fingerprint of every module of this
-package with the one saved beside the cache and deletes the cache files when they differ.
+package and its subpackages with the one saved beside the cache and deletes the cache files when they differ.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ def drop_stale_cache() -> None:
     Silently does nothing where the package folder is read-only (Numba then caches elsewhere).
     """
     digest = hashlib.sha256()
-    for source in sorted(_HERE.glob("*.py")):
-        digest.update(source.name.encode())
+    for source in sorted(_HERE.rglob("*.py")):
+        digest.update(str(source.relative_to(_HERE)).encode())
         digest.update(source.read_bytes())
     fingerprint = digest.hexdigest()
     cache = _HERE / "__pycache__"
@@ -31,7 +31,7 @@ def drop_stale_cache() -> None:
         if stamp.is_file() and stamp.read_text() == fingerprint:
             return
         cache.mkdir(exist_ok=True)
-        for stale in (*cache.glob("*.nbi"), *cache.glob("*.nbc")):
+        for stale in (*_HERE.rglob("*.nbi"), *_HERE.rglob("*.nbc")):
             stale.unlink()
         stamp.write_text(fingerprint)
     except OSError:

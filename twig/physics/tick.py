@@ -11,8 +11,17 @@ import math
 import numpy as np
 from numba import njit
 
-from twig.physics.constraints import relax
-from twig.physics.flags import GROUNDED
+from twig.physics.collision.narrow import (
+    box_plane_friction,
+    boxes_on_planes,
+    prepare_pairs,
+    resolve_pairs,
+    sweep_spheres,
+)
+from twig.physics.collision.response import contact_friction
+from twig.physics.collision.sleep import update_sleep, wake_driven
+from twig.physics.constraints import project_planes, relax
+from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.integrate import integrate_nodes
 
 
@@ -26,6 +35,8 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
     Also sets the GROUNDED flag that selects ground damping next tick.
     """
     for i in range(pos.shape[0]):
+        if flags[i] & ASLEEP:
+            continue  # resting where it was: keeps its contact state
         dp = depth[i]
         if dp <= 0.0:
             flags[i] &= ~GROUNDED
@@ -54,25 +65,52 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
 
 @njit(cache=True)
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                 radius, lock_pos, move_target, move_time, link_nodes, link_min, link_max,
-                 link_stiffness, n_exact, hinge_nodes, angle_nodes, angle_cos,
-                 plane_normal, plane_offset, plane_friction, gravity, dt, iterations):
-    """One physics tick in place: eq. 2 integration, K projection iterations, friction.
+                 radius, ground_normal, lock_pos, move_target, move_time, link_nodes, link_min,
+                 link_max, link_stiffness, n_exact, hinge_nodes, angle_nodes, angle_cos,
+                 plane_normal, plane_offset, plane_friction, vol_kind, vol_nodes, vol_radius,
+                 vol_coef, vol_friction, vol_passive, boxes, box_c, box_u, box_h, corner_push,
+                 corner_plane, pair_vol, n_pairs, pair_i, pair_f, node_row, body_start,
+                 body_count, body_can_sleep, body_still, sleep_step, sleep_ticks, gravity, dt,
+                 iterations):
+    """One physics tick in place: wake, integrate (eq. 2), K iterations of projection
+    (constraints, then contacts), friction, sleep.
 
-    Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` for
-    shapes and units), the link columns permuted into solver order with the ``n_exact``
-    exactly solved links first (the rest use the square-root approximation). Returns the
-    effective inverse masses used, (N,) float64.
+    Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` and
+    :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
+    columns permuted into solver order with the ``n_exact`` exactly solved links first, and the
+    broad phase's ``n_pairs`` candidate pairs. ``sleep_ticks`` <= 0 disables sleeping. Returns
+    the effective inverse masses used, (N,) float64.
     """
     n = pos.shape[0]
     w = np.empty(n)
+    wake_driven(pos, prev, acc, flags, body_start, body_count)
     integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
                     lock_pos, move_target, move_time, gravity, dt, w)
     depth = np.zeros(n)
-    contact_normal = np.zeros((n, 3))
-    contact_friction = np.zeros(n)
-    relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-          n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
-          plane_friction, iterations, depth, contact_normal, contact_friction)
-    apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
+    contact_friction_mu = np.zeros(n)
+    prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
+                  pair_f)
+    sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
+                  box_h, pair_vol, n_pairs, pair_f, dt)
+    corner_push[:, :] = 0.0
+    for it in range(iterations):
+        relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
+              n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
+              plane_friction, 1, depth, ground_normal, contact_friction_mu)
+        resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i,
+                      pair_f, it == 0, dt, node_row, body_start, body_count)
+        boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
+                        plane_offset, corner_push, corner_plane)
+    if n_pairs > 0:
+        # Contacts came after the planes in the last iteration: nothing ends a tick underground.
+        project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
+                       plane_friction, depth, ground_normal, contact_friction_mu)
+    apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu)
+    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs)
+    box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane)
+    if sleep_ticks > 0:
+        update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
+                     sleep_step, sleep_ticks)
     return w

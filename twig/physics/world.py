@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError, UnknownNameError
 from twig.physics import flags
+from twig.physics.collision.system import CollisionMixin
 from twig.physics.columns import Column, Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
 from twig.physics.handles import Body, BodyRecord, Link
@@ -41,6 +42,7 @@ NODE_COLUMNS = {
     "damp_ref": Column(np.int32, (), -1),
     "damp_rel": Column(np.float64, ()),
     "radius": Column(np.float64, ()),
+    "ground_normal": Column(np.float64, (3,)),
     "flags": Column(np.uint8, ()),
     "body": Column(np.int32, (), -1),
     "lock_pos": Column(np.float64, (3,)),
@@ -87,8 +89,8 @@ class Snapshot:
     rng_state: dict[str, Any]
 
 
-class PhysicsWorld:
-    """Nodes, constraints and static planes, advanced by :meth:`step`.
+class PhysicsWorld(CollisionMixin):
+    """Nodes, constraints, static planes and collision volumes, advanced by :meth:`step`.
 
     Parameters
     ----------
@@ -131,6 +133,7 @@ class PhysicsWorld:
         self._solver_version = -1
         self.on_tick_start: list[Callable[[], None]] = []
         self.on_tick_end: list[Callable[[], None]] = []
+        self._init_collision()
         if ground:
             self.add_plane((0.0, 1.0, 0.0), (0.0, 0.0, 0.0), friction=ground_friction)
 
@@ -222,6 +225,7 @@ class PhysicsWorld:
         self._counters["body"] += 1
         self._counters["node"] += n
         self._bodies[body_id] = BodyRecord(body_id, name, type, start, n, names, dict(meta or {}))
+        self.body_state.append(1, {"id": body_id})
         self._touch()
         return Body(self, body_id)
 
@@ -261,6 +265,7 @@ class PhysicsWorld:
         keep = np.ones(len(self.nodes), dtype=bool)
         keep[rec.start:rec.start + rec.count] = False
         self._remove_nodes(keep)
+        self.body_state.keep(self.body_state["id"] != rec.id)
         del self._bodies[rec.id]
         for other in self._bodies.values():
             if other.start > rec.start:
@@ -269,7 +274,7 @@ class PhysicsWorld:
     def _remove_nodes(self, keep: np.ndarray) -> None:
         new_index = np.cumsum(keep) - 1
         new_index[~keep] = -1
-        for table in (self.links, self.hinges, self.angles):
+        for table in (self.links, self.hinges, self.angles, self.volumes):
             if len(table):
                 refs = table["nodes"]
                 table.keep(keep[refs].all(axis=1))
@@ -455,18 +460,25 @@ class PhysicsWorld:
         return self._counters["topology"]
 
     def _solver_links(self) -> tuple:
-        """Link columns permuted into solver order (exact links first, then square-root
-        approximated ones, each by colour) and the exact count; rebuilt on topology changes."""
+        """Link columns permuted into solver order and the exact count; rebuilt on topology
+        changes.
+
+        Three sections, each by colour: rigid exact links (``min == max``, stiffness 1: the lean
+        loop of :func:`~twig.physics.constraints.relax`), the other exact links, then square-root
+        approximated ones. Node indices are unsigned so the kernel skips negative-index wrapping.
+        """
         if self._solver_version != self._counters["topology"]:
             links = self.links
             order = link_order(links["nodes"], len(self.nodes))
-            approx = (links["mode"][order] & LINK_SQRT_APPROX) > 0
-            order = order[np.argsort(approx, kind="stable")]
-            stiffness = links["stiffness"][order]
             # Soft links repair a fraction s per tick: 1 - (1 - s)^(1/K) per iteration.
-            stiffness = 1.0 - (1.0 - stiffness) ** (1.0 / self.iterations)
-            self._solver = (np.ascontiguousarray(links["nodes"][order]), links["min"][order],
-                            links["max"][order], stiffness, int((~approx).sum()))
+            stiffness = 1.0 - (1.0 - links["stiffness"][order]) ** (1.0 / self.iterations)
+            approx = (links["mode"][order] & LINK_SQRT_APPROX) > 0
+            rigid = (links["min"][order] == links["max"][order]) & (stiffness == 1.0) & ~approx
+            section = np.where(approx, 2, np.where(rigid, 0, 1))
+            sort = np.argsort(section, kind="stable")
+            order = order[sort]
+            self._solver = (links["nodes"][order].astype(np.uint32), links["min"][order],
+                            links["max"][order], stiffness[sort], int((~approx).sum()))
             self._solver_version = self._counters["topology"]
         return self._solver
 
@@ -477,14 +489,27 @@ class PhysicsWorld:
             for hook in self.on_tick_start:
                 hook()
             link_nodes, link_min, link_max, link_stiffness, n_exact = self._solver_links()
+            col = self._collision_arrays()
+            n_pairs = self._broad_phase(col) if len(self.volumes) else 0
+            vols = self.volumes
+            state = self.body_state
+            sleep_ticks = round(self.sleep_seconds / self.dt) if self.sleeping else 0
             physics_tick(
                 nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"], nodes["flags"],
                 nodes["damp_air"], nodes["damp_ground"], nodes["damp_ref"], nodes["damp_rel"],
-                nodes["radius"], nodes["lock_pos"], nodes["move_target"], nodes["move_time"],
+                nodes["radius"], nodes["ground_normal"], nodes["lock_pos"],
+                nodes["move_target"], nodes["move_time"],
                 link_nodes, link_min, link_max, link_stiffness, n_exact,
                 self.hinges["nodes"], self.angles["nodes"], self.angles["cos"],
                 self.planes["normal"], self.planes["offset"], self.planes["friction"],
-                self.gravity, self.dt, self.iterations)
+                vols["kind"], vols["nodes"], vols["radius"], vols["coef"], vols["friction"],
+                vols["passive"], col["boxes"], col["box_c"], col["box_u"], col["box_h"],
+                col["corner_push"], col["corner_plane"], self._pair_vol, n_pairs,
+                self._pair_i, self._pair_f, col["node_row"], col["body_start"],
+                col["body_count"], col["can_sleep"], state["still"],
+                self.sleep_speed * self.dt, sleep_ticks, self.gravity, self.dt,
+                self.iterations)
+            self._sense(n_pairs)
             self.tick += 1
             for hook in self.on_tick_end:
                 hook()
@@ -583,7 +608,8 @@ class PhysicsWorld:
     def snapshot(self) -> Snapshot:
         """A copy of the complete state; :meth:`restore` of it gives the same future."""
         tables = {name: getattr(self, name).copy()
-                  for name in ("nodes", "links", "hinges", "angles", "planes")}
+                  for name in ("nodes", "links", "hinges", "angles", "planes", "volumes",
+                             "body_state")}
         return Snapshot(tables, {k: replace(v, meta=dict(v.meta)) for k, v in
                                  self._bodies.items()}, dict(self._counters), self.tick,
                         self.rng.bit_generator.state)

@@ -18,6 +18,7 @@ from typing import Any
 
 from twig.bodies.cloth import add_cloth
 from twig.bodies.humanoid import add_humanoid
+from twig.bodies.props import add_ball, add_block, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.errors import SceneError, TwigError
 from twig.world import World
@@ -28,6 +29,10 @@ _OBJECT_TYPES: dict[str, Callable[..., Any]] = {
     "tetrahedron": add_tetrahedron,
     "cloth": add_cloth,
     "humanoid": add_humanoid,
+    "ball": add_ball,
+    "block": add_block,
+    "weight": add_weight,
+    "static_box": World.add_static_box,
 }
 """Scene object type -> body builder; the builder's keyword parameters are the fields."""
 _WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "ground": "bool",

@@ -1,0 +1,298 @@
+"""Broad phase: which volume pairs could touch this tick.
+
+Horswill 2009 (section VI.D) projects each object onto the ground plane and compares distances
+against a collision radius (axis-aligned cylinders); if two objects pass, their volumes are
+tested exhaustively. Here the bodies' ground footprints go into a uniform grid so that 1000
+characters do not cost N^2 tests, each candidate body pair gets the cylinder test, and their
+volumes are paired by bounding boxes.
+
+Contact caching ("Verlet lists"): boxes are grown by a margin plus a few ticks of each volume's
+motion; the pair list stays valid, and is reused, until some volume leaves its grown box.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from twig.physics.collision.narrow import ACTIVE_GAP, BOX, box_frame
+
+LARGE_CELLS = 64
+"""Bodies covering more grid cells than this (floors, long walls) are tested against every
+body directly instead of being put in the grid."""
+
+REBUILT = 0
+"""``stats`` slot: 1 if the pair list was rebuilt this tick."""
+BODY_TESTS = 1
+"""``stats`` slot: body pairs given the cylinder test."""
+VOLUME_TESTS = 2
+"""``stats`` slot: volume pairs given the bounding-box test."""
+PAIRS = 3
+"""``stats`` slot: candidate volume pairs handed to the narrow phase."""
+
+
+@njit(cache=True)
+def volume_bounds(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
+                  lo, hi, dlo, dhi):
+    """Tight world bounding box of every volume, and the per-axis extremes of its nodes'
+    displacement over the last tick (``dlo`` <= 0 <= ``dhi``), metres."""
+    for v in range(vol_kind.shape[0]):
+        for c in range(3):
+            dlo[v, c] = 0.0
+            dhi[v, c] = 0.0
+        if vol_kind[v] == BOX:
+            box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
+            for c in range(3):
+                e = (box_h[v, 0] * abs(box_u[v, 0, c]) + box_h[v, 1] * abs(box_u[v, 1, c])
+                     + box_h[v, 2] * abs(box_u[v, 2, c]))
+                lo[v, c] = box_c[v, c] - e
+                hi[v, c] = box_c[v, c] + e
+            count = 4
+        else:
+            a = vol_nodes[v, 0]
+            b = vol_nodes[v, 1]
+            r = vol_radius[v]
+            for c in range(3):
+                lo[v, c] = min(pos[a, c], pos[b, c]) - r
+                hi[v, c] = max(pos[a, c], pos[b, c]) + r
+            count = 2
+        for k in range(count):
+            i = vol_nodes[v, k]
+            for c in range(3):
+                d = pos[i, c] - prev[i, c]
+                dlo[v, c] = min(dlo[v, c], d)
+                dhi[v, c] = max(dhi[v, c], d)
+
+
+@njit(cache=True)
+def _overlap(lo, hi, a, b):
+    return (lo[a, 0] <= hi[b, 0] and lo[b, 0] <= hi[a, 0] and lo[a, 1] <= hi[b, 1]
+            and lo[b, 1] <= hi[a, 1] and lo[a, 2] <= hi[b, 2] and lo[b, 2] <= hi[a, 2])
+
+
+@njit(cache=True)
+def _linked(vol_nodes, linked_keys, n_nodes, va, vb):
+    """True if a link (a grab, say) joins a node of ``va`` to a node of ``vb``."""
+    for k in range(4):
+        for m in range(4):
+            i = vol_nodes[va, k]
+            j = vol_nodes[vb, m]
+            key = min(i, j) * n_nodes + max(i, j)
+            at = np.searchsorted(linked_keys, key)
+            if at < linked_keys.shape[0] and linked_keys[at] == key:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, vol_group, vol_mask,
+                 vol_passive, vol_nodes, linked_keys, linked_bodies, n_bodies, n_nodes,
+                 pair_vol, n, stats):
+    """Append the volume pairs of bodies ``ba`` and ``bb`` whose grown boxes overlap."""
+    key = min(ba, bb) * n_bodies + max(ba, bb)
+    at = np.searchsorted(linked_bodies, key)
+    check_links = at < linked_bodies.shape[0] and linked_bodies[at] == key
+    for x in range(body_vol_start[ba], body_vol_start[ba + 1]):
+        va = body_vols[x]
+        for y in range(body_vol_start[bb], body_vol_start[bb + 1]):
+            vb = body_vols[y]
+            stats[VOLUME_TESTS] += 1
+            if not _overlap(build_lo, build_hi, va, vb):
+                continue
+            if not (vol_group[va] & vol_mask[vb]) or not (vol_group[vb] & vol_mask[va]):
+                continue
+            if vol_passive[va] and vol_passive[vb]:
+                continue
+            if check_links and _linked(vol_nodes, linked_keys, n_nodes, va, vb):
+                continue
+            if n < pair_vol.shape[0]:
+                pair_vol[n, 0] = min(va, vb)
+                pair_vol[n, 1] = max(va, vb)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _bodies_close(blo, bhi, a, b):
+    """The paper's test: ground-plane footprints as circles (axis-aligned cylinders) whose
+    heights overlap."""
+    if blo[a, 1] > bhi[b, 1] or blo[b, 1] > bhi[a, 1]:
+        return False
+    if blo[a, 0] > bhi[b, 0] or blo[b, 0] > bhi[a, 0]:
+        return False
+    if blo[a, 2] > bhi[b, 2] or blo[b, 2] > bhi[a, 2]:
+        return False
+    dx = 0.5 * (blo[a, 0] + bhi[a, 0] - blo[b, 0] - bhi[b, 0])
+    dz = 0.5 * (blo[a, 2] + bhi[a, 2] - blo[b, 2] - bhi[b, 2])
+    ra = 0.5 * math.hypot(bhi[a, 0] - blo[a, 0], bhi[a, 2] - blo[a, 2])
+    rb = 0.5 * math.hypot(bhi[b, 0] - blo[b, 0], bhi[b, 2] - blo[b, 2])
+    return dx * dx + dz * dz <= (ra + rb) * (ra + rb)
+
+
+@njit(cache=True)
+def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
+               vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
+               linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead, force,
+               pair_vol, stats):
+    """Candidate volume pairs for this tick, reusing the last list while it is valid.
+
+    Parameters
+    ----------
+    body_vols, body_vol_start
+        Volume indices grouped by body row (CSR: body ``b`` owns
+        ``body_vols[body_vol_start[b]:body_vol_start[b + 1]]``).
+    self_pairs : (S, 2) int32
+        Same-body volume pairs allowed to collide (self-collision, adjacent volumes removed).
+    linked_keys, linked_bodies : sorted int64
+        ``min * N + max`` of node pairs joined by links across bodies, and the same over body
+        rows (``* B``): their volumes do not collide (a hand does not push what it holds).
+    build_lo, build_hi : (V, 3) float64
+        Grown boxes of the last build, updated on rebuild.
+    margin, lookahead
+        Growth in metres, and in ticks of each volume's current motion.
+    force
+        Rebuild even if the cached list is still valid (topology changed).
+    pair_vol : (P, 2) int32
+        Output; when more than P pairs are found only the count is right and the caller
+        must grow the buffer and call again with ``force``.
+    stats : (4,) int64
+        REBUILT, BODY_TESTS, VOLUME_TESTS, PAIRS (the pair count, also kept between ticks).
+
+    Returns the number of candidate pairs.
+    """
+    n_vol = vol_kind.shape[0]
+    n_bodies = body_vol_start.shape[0] - 1
+    n_nodes = pos.shape[0]
+    lo = np.empty((n_vol, 3))
+    hi = np.empty((n_vol, 3))
+    dlo = np.empty((n_vol, 3))
+    dhi = np.empty((n_vol, 3))
+    volume_bounds(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
+                  lo, hi, dlo, dhi)
+    stats[REBUILT] = 0
+    stats[BODY_TESTS] = 0
+    stats[VOLUME_TESTS] = 0
+    if not force:
+        # Valid while every box, grown by the narrow phase's active gap, stays in its grown
+        # build box: then every pair that can touch this tick is listed, whenever the list was
+        # built, and the sorted list makes the result independent of when that was.
+        valid = True
+        for v in range(n_vol):
+            for c in range(3):
+                if lo[v, c] - ACTIVE_GAP < build_lo[v, c] or hi[v, c] + ACTIVE_GAP > build_hi[v, c]:
+                    valid = False
+            if not valid:
+                break
+        if valid:
+            return stats[PAIRS]
+    stats[REBUILT] = 1
+    for v in range(n_vol):
+        for c in range(3):
+            build_lo[v, c] = lo[v, c] - margin + lookahead * dlo[v, c]
+            build_hi[v, c] = hi[v, c] + margin + lookahead * dhi[v, c]
+    # Body footprints.
+    blo = np.full((n_bodies, 3), np.inf)
+    bhi = np.full((n_bodies, 3), -np.inf)
+    extent = 0.0
+    used = 0
+    for b in range(n_bodies):
+        for x in range(body_vol_start[b], body_vol_start[b + 1]):
+            v = body_vols[x]
+            for c in range(3):
+                blo[b, c] = min(blo[b, c], build_lo[v, c])
+                bhi[b, c] = max(bhi[b, c], build_hi[v, c])
+        if body_vol_start[b + 1] > body_vol_start[b]:
+            extent += max(bhi[b, 0] - blo[b, 0], bhi[b, 2] - blo[b, 2])
+            used += 1
+    n = 0
+    if used > 1:
+        cell = max(extent / used, 1e-3)
+        gx0 = math.inf
+        gz0 = math.inf
+        for b in range(n_bodies):
+            if body_vol_start[b + 1] > body_vol_start[b]:
+                gx0 = min(gx0, blo[b, 0])
+                gz0 = min(gz0, blo[b, 2])
+        # Cell ranges per body; large bodies are kept out of the grid.
+        ix0 = np.zeros(n_bodies, dtype=np.int64)
+        ix1 = np.full(n_bodies, -1, dtype=np.int64)
+        iz0 = np.zeros(n_bodies, dtype=np.int64)
+        iz1 = np.full(n_bodies, -1, dtype=np.int64)
+        large = np.zeros(n_bodies, dtype=np.bool_)
+        entries = 0
+        nz = 1
+        for b in range(n_bodies):
+            if body_vol_start[b + 1] == body_vol_start[b]:
+                continue
+            ix0[b] = int((blo[b, 0] - gx0) / cell)
+            ix1[b] = int((bhi[b, 0] - gx0) / cell)
+            iz0[b] = int((blo[b, 2] - gz0) / cell)
+            iz1[b] = int((bhi[b, 2] - gz0) / cell)
+            cells = (ix1[b] - ix0[b] + 1) * (iz1[b] - iz0[b] + 1)
+            if cells > LARGE_CELLS:
+                large[b] = True
+                continue
+            entries += cells
+            nz = max(nz, iz1[b] + 1)
+        keys = np.empty(entries, dtype=np.int64)
+        owner = np.empty(entries, dtype=np.int64)
+        e = 0
+        for b in range(n_bodies):
+            if large[b] or ix1[b] < 0:
+                continue
+            for ix in range(ix0[b], ix1[b] + 1):
+                for iz in range(iz0[b], iz1[b] + 1):
+                    keys[e] = ix * nz + iz
+                    owner[e] = b
+                    e += 1
+        order = np.argsort(keys, kind="mergesort")
+        start = 0
+        while start < entries:
+            key = keys[order[start]]
+            end = start
+            while end < entries and keys[order[end]] == key:
+                end += 1
+            for x in range(start, end):
+                a = owner[order[x]]
+                for y in range(x + 1, end):
+                    b = owner[order[y]]
+                    # Report a pair only in the first cell the two share.
+                    fx = max(ix0[a], ix0[b])
+                    fz = max(iz0[a], iz0[b])
+                    if fx * nz + fz != key:
+                        continue
+                    stats[BODY_TESTS] += 1
+                    if _bodies_close(blo, bhi, a, b):
+                        n = _pair_bodies(min(a, b), max(a, b), body_vols, body_vol_start,
+                                         build_lo, build_hi, vol_group, vol_mask, vol_passive,
+                                         vol_nodes, linked_keys, linked_bodies, n_bodies,
+                                         n_nodes, pair_vol, n, stats)
+            start = end
+        for a in range(n_bodies):
+            if not large[a]:
+                continue
+            for b in range(n_bodies):
+                if b == a or ix1[b] < 0 or (large[b] and b < a):
+                    continue
+                stats[BODY_TESTS] += 1
+                if _bodies_close(blo, bhi, a, b):
+                    n = _pair_bodies(min(a, b), max(a, b), body_vols, body_vol_start, build_lo,
+                                     build_hi, vol_group, vol_mask, vol_passive, vol_nodes,
+                                     linked_keys, linked_bodies, n_bodies, n_nodes, pair_vol, n,
+                                     stats)
+    for s in range(self_pairs.shape[0]):
+        va = self_pairs[s, 0]
+        vb = self_pairs[s, 1]
+        stats[VOLUME_TESTS] += 1
+        if _overlap(build_lo, build_hi, va, vb):
+            if n < pair_vol.shape[0]:
+                pair_vol[n, 0] = va
+                pair_vol[n, 1] = vb
+            n += 1
+    if n <= pair_vol.shape[0]:
+        order = np.argsort(pair_vol[:n, 0].astype(np.int64) * n_vol + pair_vol[:n, 1])
+        pair_vol[:n] = pair_vol[:n][order]
+    stats[PAIRS] = n
+    return n

@@ -1,0 +1,562 @@
+"""Narrow phase: find each candidate pair's contact and project it away, every iteration.
+
+Capsule-capsule (spheres are capsules of zero length), capsule-box and box-box pairs, boxes
+against the static planes, and a swept test that keeps fast spheres from tunnelling. Called inside
+the relaxation loop (Horswill 2009, section VI.D: "collisions are handled as a special case of
+constraint satisfaction"); the first iteration also records each contact's impact energy
+(section VI.E) and wakes sleeping bodies that are hit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from twig.physics.collision.geometry import (
+    box_projection_radius,
+    box_separating_axis,
+    closest_params_segments,
+    fallback_normal,
+    point_in_box,
+    segment_box,
+)
+from twig.physics.collision.response import (
+    COEF_A,
+    COEF_B,
+    DEPTH,
+    ENERGY,
+    GAP,
+    MOVE_A,
+    MOVE_B,
+    MU,
+    NORMAL,
+    POINT,
+    PUSH,
+    RIGID_A,
+    RIGID_B,
+    point_velocity,
+    push_apart,
+    side_inverse_mass,
+)
+from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
+from twig.physics.collision.sleep import wake_body
+from twig.physics.flags import ASLEEP, GROUNDED
+
+CAPSULE = 0
+"""Volume kind: a capsule on nodes 0-1 (a sphere when both are the same node)."""
+BOX = 1
+"""Volume kind: an oriented box whose frame is an affine function of its 4 nodes."""
+
+ACTIVE_GAP = 0.01
+"""Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
+WAKE_DEPTH = 0.02
+"""A sleeping body wakes when a contact penetrates it deeper than this (m) ..."""
+WAKE_SPEED = 0.5
+"""... or something hits it faster than this (m/s, relative normal speed)."""
+
+
+@njit(cache=True)
+def box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h):
+    """Centre, unit axes and half extents of box volume ``v`` from its four nodes.
+
+    ``vol_coef[v]`` row 0 holds the centre's affine coefficients, rows 1-3 the half-axis
+    vectors' (coefficients summing to 0), so the frame follows the nodes rigidly.
+    """
+    for r in range(4):
+        x = 0.0
+        y = 0.0
+        z = 0.0
+        for k in range(4):
+            c = vol_coef[v, r, k]
+            i = vol_nodes[v, k]
+            x += c * pos[i, 0]
+            y += c * pos[i, 1]
+            z += c * pos[i, 2]
+        if r == 0:
+            box_c[v, 0] = x
+            box_c[v, 1] = y
+            box_c[v, 2] = z
+        else:
+            h = math.sqrt(x * x + y * y + z * z)
+            box_h[v, r - 1] = h
+            box_u[v, r - 1, 0] = x / h
+            box_u[v, r - 1, 1] = y / h
+            box_u[v, r - 1, 2] = z / h
+
+
+@njit(cache=True)
+def box_coef(vol_coef, box_h, v, lx, ly, lz, k):
+    """Affine coefficient of node ``k`` of box ``v`` for the point with box coordinates
+    ``l`` (metres)."""
+    return (vol_coef[v, 0, k] + lx / box_h[v, 0] * vol_coef[v, 1, k]
+            + ly / box_h[v, 1] * vol_coef[v, 2, k] + lz / box_h[v, 2] * vol_coef[v, 3, k])
+
+
+@njit(cache=True)
+def set_box_coefs(vol_coef, box_h, v, lx, ly, lz, pair_f, q, slot):
+    """Store the affine node coefficients of the box point ``l`` in ``pair_f[q, slot:]``."""
+    for k in range(4):
+        pair_f[q, slot + k] = box_coef(vol_coef, box_h, v, lx, ly, lz, k)
+
+
+@njit(cache=True)
+def set_capsule_coefs(t, pair_f, q, slot):
+    pair_f[q, slot] = 1.0 - t
+    pair_f[q, slot + 1] = t
+    pair_f[q, slot + 2] = 0.0
+    pair_f[q, slot + 3] = 0.0
+
+
+@njit(cache=True)
+def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, dt):
+    """Approach speed (m/s, > 0 when closing) and kinetic energy (J) of contact ``q`` along
+    ``n``, from this tick's displacements of the contact points and the true masses."""
+    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
+    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+    speed = -((ax - bx) * nx + (ay - by) * ny + (az - bz) * nz) / dt
+    s = (side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny,
+                           nz, False)
+         + side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_f, q, 1, -nx,
+                             -ny, -nz, False))
+    if speed <= 0.0 or s <= 0.0:
+        return max(speed, 0.0), 0.0
+    return speed, 0.5 * speed * speed / s
+
+
+@njit(cache=True)
+def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
+             depth, px, py, pz, first, dt, node_row, body_start, body_count):
+    """Record, wake and project one contact whose COEF slots are already set."""
+    if pair_f[q, DEPTH] == 0.0 and first:
+        speed, energy = _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+                                nx, ny, nz, dt)
+        if pair_f[q, ENERGY] == 0.0:
+            pair_f[q, ENERGY] = energy
+        if depth > WAKE_DEPTH or speed > WAKE_SPEED:
+            for side in range(2):
+                i = pair_i[q, 4 * side]
+                if flags[i] & ASLEEP:
+                    wake_body(node_row[i], flags, w, inv_mass, body_start, body_count)
+    if depth > pair_f[q, DEPTH]:
+        pair_f[q, DEPTH] = depth
+        pair_f[q, POINT] = px
+        pair_f[q, POINT + 1] = py
+        pair_f[q, POINT + 2] = pz
+        pair_f[q, NORMAL] = nx
+        pair_f[q, NORMAL + 1] = ny
+        pair_f[q, NORMAL + 2] = nz
+    pair_f[q, PUSH] += push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
+                                  depth)
+
+
+@njit(cache=True)
+def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius, va,
+                     vb, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
+    a0 = vol_nodes[va, 0]
+    a1 = vol_nodes[va, 1]
+    b0 = vol_nodes[vb, 0]
+    b1 = vol_nodes[vb, 1]
+    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
+                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
+                                   pos[b1, 1], pos[b1, 2])
+    px = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0])
+    py = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1])
+    pz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2])
+    qx = pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0])
+    qy = pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1])
+    qz = pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2])
+    dx = px - qx
+    dy = py - qy
+    dz = pz - qz
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    ra = vol_radius[va]
+    rb = vol_radius[vb]
+    gap = d - ra - rb
+    if first:
+        pair_f[q, GAP] = gap
+    if gap >= 0.0:
+        return
+    if d > 1e-9:
+        nx = dx / d
+        ny = dy / d
+        nz = dz / d
+    else:
+        nx, ny, nz = fallback_normal(
+            pos[a1, 0] - pos[a0, 0], pos[a1, 1] - pos[a0, 1], pos[a1, 2] - pos[a0, 2],
+            pos[b1, 0] - pos[b0, 0], pos[b1, 1] - pos[b0, 1], pos[b1, 2] - pos[b0, 2],
+            0.5 * (pos[a0, 0] + pos[a1, 0] - pos[b0, 0] - pos[b1, 0]),
+            0.5 * (pos[a0, 1] + pos[a1, 1] - pos[b0, 1] - pos[b1, 1]),
+            0.5 * (pos[a0, 2] + pos[a1, 2] - pos[b0, 2] - pos[b1, 2]))
+    set_capsule_coefs(s, pair_f, q, COEF_A)
+    set_capsule_coefs(t, pair_f, q, COEF_B)
+    mid = 0.5 * (rb - ra + d)
+    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, -gap,
+             qx + nx * mid, qy + ny * mid, qz + nz * mid, first, dt, node_row, body_start,
+             body_count)
+
+
+@njit(cache=True)
+def _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
+                 vol_coef, vc, vb, capsule_first, box_c, box_u, box_h, pair_i, pair_f, q,
+                 first, dt, node_row, body_start, body_count):
+    """Capsule ``vc`` against box ``vb``; ``capsule_first`` says which side of row ``q`` the
+    capsule is on (the normal is flipped for the other order)."""
+    box_frame(pos, vol_nodes, vol_coef, vb, box_c, box_u, box_h)
+    a0 = vol_nodes[vc, 0]
+    a1 = vol_nodes[vc, 1]
+    dist, t, lx, ly, lz, nx, ny, nz = segment_box(
+        pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1], pos[a1, 2], box_c, box_u,
+        box_h, vb)
+    r = vol_radius[vc]
+    gap = dist - r
+    if first:
+        pair_f[q, GAP] = gap
+    if gap >= 0.0:
+        return
+    if dist <= 0.0:
+        # The deepest point leaves through a face: its box-side partner is on that face.
+        for i in range(3):
+            along = nx * box_u[vb, i, 0] + ny * box_u[vb, i, 1] + nz * box_u[vb, i, 2]
+            if along > 0.5:
+                if i == 0:
+                    lx = box_h[vb, 0]
+                elif i == 1:
+                    ly = box_h[vb, 1]
+                else:
+                    lz = box_h[vb, 2]
+            elif along < -0.5:
+                if i == 0:
+                    lx = -box_h[vb, 0]
+                elif i == 1:
+                    ly = -box_h[vb, 1]
+                else:
+                    lz = -box_h[vb, 2]
+    sc = COEF_A if capsule_first else COEF_B
+    sb = COEF_B if capsule_first else COEF_A
+    set_capsule_coefs(t, pair_f, q, sc)
+    set_box_coefs(vol_coef, box_h, vb, lx, ly, lz, pair_f, q, sb)
+    px = box_c[vb, 0] + lx * box_u[vb, 0, 0] + ly * box_u[vb, 1, 0] + lz * box_u[vb, 2, 0]
+    py = box_c[vb, 1] + lx * box_u[vb, 0, 1] + ly * box_u[vb, 1, 1] + lz * box_u[vb, 2, 1]
+    pz = box_c[vb, 2] + lx * box_u[vb, 0, 2] + ly * box_u[vb, 1, 2] + lz * box_u[vb, 2, 2]
+    sign = 1.0 if capsule_first else -1.0
+    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
+             sign * ny, sign * nz, -gap, px, py, pz, first, dt, node_row, body_start,
+             body_count)
+
+
+@njit(cache=True)
+def _box_vertices_in(pos, vol_nodes, vol_coef, vs, vt, s_first, box_c, box_u, box_h, pair_f, q,
+                     nx, ny, nz, acc):
+    """Accumulate the vertices of box ``vs`` inside box ``vt`` as one contact along ``n``
+    (unit, from ``vt`` toward ``vs``): coefficients and point weighted by each vertex's depth
+    into the COEF slots and ``acc`` = (sum d, sum d^2, point sum x, y, z)."""
+    top = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
+           + box_projection_radius(box_u, box_h, vt, nx, ny, nz))
+    for corner in range(8):
+        sx = box_h[vs, 0] if corner & 1 else -box_h[vs, 0]
+        sy = box_h[vs, 1] if corner & 2 else -box_h[vs, 1]
+        sz = box_h[vs, 2] if corner & 4 else -box_h[vs, 2]
+        px = box_c[vs, 0] + sx * box_u[vs, 0, 0] + sy * box_u[vs, 1, 0] + sz * box_u[vs, 2, 0]
+        py = box_c[vs, 1] + sx * box_u[vs, 0, 1] + sy * box_u[vs, 1, 1] + sz * box_u[vs, 2, 1]
+        pz = box_c[vs, 2] + sx * box_u[vs, 0, 2] + sy * box_u[vs, 1, 2] + sz * box_u[vs, 2, 2]
+        inside, lx, ly, lz = point_in_box(box_c, box_u, box_h, vt, px, py, pz, 0.0)
+        if not inside:
+            continue
+        d = top - (px * nx + py * ny + pz * nz)
+        if d <= 0.0:
+            continue
+        ss = COEF_A if s_first else COEF_B
+        st = COEF_B if s_first else COEF_A
+        for k in range(4):
+            pair_f[q, ss + k] += d * box_coef(vol_coef, box_h, vs, sx, sy, sz, k)
+            pair_f[q, st + k] += d * box_coef(vol_coef, box_h, vt, lx, ly, lz, k)
+        acc[0] += d
+        acc[1] += d * d
+        acc[2] += d * px
+        acc[3] += d * py
+        acc[4] += d * pz
+
+
+@njit(cache=True)
+def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb, box_c,
+             box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
+    """Boxes by the separating-axis test, then by vertices, else by the crossing edges.
+
+    The vertices of each box inside the other make one contact along the separating axis at
+    their depth-weighted centroid, with the depth-weighted mean depth: a box landing flat is
+    lifted flat, one landing on a corner is lifted at that corner (and turns).
+    """
+    box_frame(pos, vol_nodes, vol_coef, va, box_c, box_u, box_h)
+    box_frame(pos, vol_nodes, vol_coef, vb, box_c, box_u, box_h)
+    overlap, nx, ny, nz, kind, ei, ej = box_separating_axis(box_c, box_u, box_h, va, vb)
+    if first:
+        pair_f[q, GAP] = -overlap
+    if overlap <= 0.0:
+        return
+    for k in range(4):
+        pair_f[q, COEF_A + k] = 0.0
+        pair_f[q, COEF_B + k] = 0.0
+    acc = np.zeros(5)
+    _box_vertices_in(pos, vol_nodes, vol_coef, va, vb, True, box_c, box_u, box_h, pair_f, q,
+                     nx, ny, nz, acc)
+    _box_vertices_in(pos, vol_nodes, vol_coef, vb, va, False, box_c, box_u, box_h, pair_f, q,
+                     -nx, -ny, -nz, acc)
+    if acc[0] > 0.0:
+        for k in range(4):
+            pair_f[q, COEF_A + k] /= acc[0]
+            pair_f[q, COEF_B + k] /= acc[0]
+        _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
+                 acc[1] / acc[0], acc[2] / acc[0], acc[3] / acc[0], acc[4] / acc[0], first, dt,
+                 node_row, body_start, body_count)
+        return
+    if kind != 2:
+        return
+    # Edge against edge: the edge of each box lying deepest toward the other.
+    la = [0.0, 0.0, 0.0]
+    lb = [0.0, 0.0, 0.0]
+    for k in range(3):
+        da = box_u[va, k, 0] * nx + box_u[va, k, 1] * ny + box_u[va, k, 2] * nz
+        db = box_u[vb, k, 0] * nx + box_u[vb, k, 1] * ny + box_u[vb, k, 2] * nz
+        la[k] = -box_h[va, k] if da > 0.0 else box_h[va, k]
+        lb[k] = box_h[vb, k] if db > 0.0 else -box_h[vb, k]
+    la[ei] = -box_h[va, ei]
+    lb[ej] = -box_h[vb, ej]
+    p0 = [0.0, 0.0, 0.0]
+    p1 = [0.0, 0.0, 0.0]
+    q0 = [0.0, 0.0, 0.0]
+    q1 = [0.0, 0.0, 0.0]
+    for c in range(3):
+        p0[c] = box_c[va, c] + la[0] * box_u[va, 0, c] + la[1] * box_u[va, 1, c] \
+            + la[2] * box_u[va, 2, c]
+        p1[c] = p0[c] + 2.0 * box_h[va, ei] * box_u[va, ei, c]
+        q0[c] = box_c[vb, c] + lb[0] * box_u[vb, 0, c] + lb[1] * box_u[vb, 1, c] \
+            + lb[2] * box_u[vb, 2, c]
+        q1[c] = q0[c] + 2.0 * box_h[vb, ej] * box_u[vb, ej, c]
+    s, t = closest_params_segments(p0[0], p0[1], p0[2], p1[0], p1[1], p1[2], q0[0], q0[1],
+                                   q0[2], q1[0], q1[1], q1[2])
+    la[ei] += 2.0 * s * box_h[va, ei]
+    lb[ej] += 2.0 * t * box_h[vb, ej]
+    set_box_coefs(vol_coef, box_h, va, la[0], la[1], la[2], pair_f, q, COEF_A)
+    set_box_coefs(vol_coef, box_h, vb, lb[0], lb[1], lb[2], pair_f, q, COEF_B)
+    px = 0.5 * (p0[0] + s * (p1[0] - p0[0]) + q0[0] + t * (q1[0] - q0[0]))
+    py = 0.5 * (p0[1] + s * (p1[1] - p0[1]) + q0[1] + t * (q1[1] - q0[1]))
+    pz = 0.5 * (p0[2] + s * (p1[2] - p0[2]) + q0[2] + t * (q1[2] - q0[2]))
+    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
+             overlap, px, py, pz, first, dt, node_row, body_start, body_count)
+
+
+@njit(cache=True)
+def prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
+                  pair_f):
+    """Reset the contact rows of this tick's candidate pairs."""
+    for q in range(n_pairs):
+        va = pair_vol[q, 0]
+        vb = pair_vol[q, 1]
+        for k in range(4):
+            pair_i[q, k] = vol_nodes[va, k]
+            pair_i[q, 4 + k] = vol_nodes[vb, k]
+        pair_f[q, :] = 0.0
+        pair_f[q, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
+        pair_f[q, MOVE_A] = 0.0 if vol_passive[va] else 1.0
+        pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
+        pair_f[q, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
+        pair_f[q, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
+
+
+@njit(cache=True)
+def resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                  vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i, pair_f,
+                  first, dt, node_row, body_start, body_count):
+    """One projection sweep over the candidate pairs (pairs found apart by more than
+    ACTIVE_GAP at the first iteration are skipped for the rest of the tick)."""
+    for q in range(n_pairs):
+        if not first and pair_f[q, GAP] > ACTIVE_GAP:
+            continue
+        va = pair_vol[q, 0]
+        vb = pair_vol[q, 1]
+        ka = vol_kind[va]
+        kb = vol_kind[vb]
+        if ka == CAPSULE and kb == CAPSULE:
+            _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                             vol_radius, va, vb, pair_i, pair_f, q, first, dt, node_row,
+                             body_start, body_count)
+        elif ka == CAPSULE:
+            _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
+                         vol_coef, va, vb, True, box_c, box_u, box_h, pair_i, pair_f, q, first,
+                         dt, node_row, body_start, body_count)
+        elif kb == CAPSULE:
+            _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
+                         vol_coef, vb, va, False, box_c, box_u, box_h, pair_i, pair_f, q, first,
+                         dt, node_row, body_start, body_count)
+        else:
+            _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb,
+                     box_c, box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start,
+                     body_count)
+
+
+@njit(cache=True)
+def _corner(box_c, box_u, box_h, v, corner):
+    """World position of corner ``corner`` (bits 0-2 = sign of x, y, z) of box ``v``."""
+    sx = box_h[v, 0] if corner & 1 else -box_h[v, 0]
+    sy = box_h[v, 1] if corner & 2 else -box_h[v, 1]
+    sz = box_h[v, 2] if corner & 4 else -box_h[v, 2]
+    return (box_c[v, 0] + sx * box_u[v, 0, 0] + sy * box_u[v, 1, 0] + sz * box_u[v, 2, 0],
+            box_c[v, 1] + sx * box_u[v, 0, 1] + sy * box_u[v, 1, 1] + sz * box_u[v, 2, 1],
+            box_c[v, 2] + sx * box_u[v, 0, 2] + sy * box_u[v, 1, 2] + sz * box_u[v, 2, 2])
+
+
+@njit(cache=True)
+def _push_frame(pos, w, vol_nodes, v, px, py, pz, nx, ny, nz, amount):
+    """Move box ``v``'s frame rigidly so that its point ``p`` moves ``amount`` along ``n``."""
+    i0, i1, i2, i3 = vol_nodes[v, 0], vol_nodes[v, 1], vol_nodes[v, 2], vol_nodes[v, 3]
+    inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
+    s = rigid_inverse_mass(inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz)
+    if s > 0.0:
+        rigid_move(pos, i0, i1, i2, i3, inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz,
+                   amount / s)
+
+
+@njit(cache=True)
+def boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
+                    plane_offset, corner_push, corner_plane):
+    """Push box corners out of the static planes (Jakobsen's C1 for points that are not nodes),
+    moving each box as a rigid frame. Accumulates each corner's push in ``corner_push`` (B, 8)
+    and remembers the plane in ``corner_plane`` for friction."""
+    for b in range(boxes.shape[0]):
+        v = boxes[b]
+        for p in range(plane_normal.shape[0]):
+            nx = plane_normal[p, 0]
+            ny = plane_normal[p, 1]
+            nz = plane_normal[p, 2]
+            for corner in range(8):
+                box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
+                px, py, pz = _corner(box_c, box_u, box_h, v, corner)
+                pen = plane_offset[p] - (px * nx + py * ny + pz * nz)
+                if pen <= 0.0:
+                    continue
+                _push_frame(pos, w, vol_nodes, v, px, py, pz, nx, ny, nz, pen)
+                corner_push[b, corner] += pen
+                corner_plane[b, corner] = p
+
+
+@njit(cache=True)
+def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane):
+    """Jakobsen friction at box corners that touched a plane this tick; marks the box's nodes
+    GROUNDED (with that plane's normal) so that what lands on the box cannot push it down."""
+    for b in range(boxes.shape[0]):
+        v = boxes[b]
+        for corner in range(8):
+            push = corner_push[b, corner]
+            if push <= 0.0:
+                continue
+            p = corner_plane[b, corner]
+            nx = plane_normal[p, 0]
+            ny = plane_normal[p, 1]
+            nz = plane_normal[p, 2]
+            box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
+            px, py, pz = _corner(box_c, box_u, box_h, v, corner)
+            vx = 0.0
+            vy = 0.0
+            vz = 0.0
+            for k in range(4):
+                i = vol_nodes[v, k]
+                c = vol_coef[v, 0, k]
+                for a in range(3):
+                    sgn = 1.0 if corner & (1 << a) else -1.0
+                    c += sgn * vol_coef[v, a + 1, k]
+                vx += c * (pos[i, 0] - prev[i, 0])
+                vy += c * (pos[i, 1] - prev[i, 1])
+                vz += c * (pos[i, 2] - prev[i, 2])
+                flags[i] |= GROUNDED
+                ground_normal[i, 0] = nx
+                ground_normal[i, 1] = ny
+                ground_normal[i, 2] = nz
+            vn = vx * nx + vy * ny + vz * nz
+            tx = vx - vn * nx
+            ty = vy - vn * ny
+            tz = vz - vn * nz
+            tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+            if tl <= 1e-15:
+                continue
+            _push_frame(pos, w, vol_nodes, v, px, py, pz, -tx / tl, -ty / tl, -tz / tl,
+                        min(tl, plane_friction[p] * push))
+
+
+@njit(cache=True)
+def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, px, py, pz):
+    """Signed distance (m) from point ``p`` to the surface of volume ``v``, and the unit
+    direction from the volume to the point."""
+    if vol_kind[v] == CAPSULE:
+        a = vol_nodes[v, 0]
+        b = vol_nodes[v, 1]
+        s, _ = closest_params_segments(pos[a, 0], pos[a, 1], pos[a, 2], pos[b, 0], pos[b, 1],
+                                       pos[b, 2], px, py, pz, px, py, pz)
+        dx = px - (pos[a, 0] + s * (pos[b, 0] - pos[a, 0]))
+        dy = py - (pos[a, 1] + s * (pos[b, 1] - pos[a, 1]))
+        dz = pz - (pos[a, 2] + s * (pos[b, 2] - pos[a, 2]))
+        d = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if d <= 1e-12:
+            return -vol_radius[v], 0.0, 1.0, 0.0
+        return d - vol_radius[v], dx / d, dy / d, dz / d
+    dist, _, _, _, _, nx, ny, nz = segment_box(px, py, pz, px, py, pz, box_c, box_u, box_h, v)
+    return dist, nx, ny, nz
+
+
+@njit(cache=True)
+def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
+                  box_h, pair_vol, n_pairs, pair_f, dt):
+    """Keep fast spheres from passing through thin volumes (continuous collision).
+
+    A sphere that moved more than its radius this tick is swept from its previous position by
+    conservative advancement against each candidate volume; at the first time of impact it is
+    put back on the surface and loses its velocity into it (people and balls here do not
+    bounce; Horswill VI.D). The impact energy is recorded for the pair.
+    """
+    for q in range(n_pairs):
+        for side in range(2):
+            vs = pair_vol[q, side]
+            vo = pair_vol[q, 1 - side]
+            i = vol_nodes[vs, 0]
+            if vol_kind[vs] != CAPSULE or vol_nodes[vs, 1] != i or inv_mass[i] == 0.0:
+                continue
+            dx = pos[i, 0] - prev[i, 0]
+            dy = pos[i, 1] - prev[i, 1]
+            dz = pos[i, 2] - prev[i, 2]
+            dl = math.sqrt(dx * dx + dy * dy + dz * dz)
+            r = vol_radius[vs]
+            if dl <= r:
+                continue
+            if vol_kind[vo] == BOX:
+                box_frame(pos, vol_nodes, vol_coef, vo, box_c, box_u, box_h)
+            t = 0.0
+            hit = False
+            nx = 0.0
+            ny = 1.0
+            nz = 0.0
+            for _ in range(32):
+                g, nx, ny, nz = _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u,
+                                             box_h, vo, prev[i, 0] + t * dx, prev[i, 1] + t * dy,
+                                             prev[i, 2] + t * dz)
+                g -= r
+                if g < 1e-4:
+                    hit = t > 0.0 or g > -r
+                    break
+                t += g / dl
+                if t >= 1.0:
+                    break
+            if not hit or t >= 1.0:
+                continue
+            vn = dx * nx + dy * ny + dz * nz
+            if vn >= 0.0:
+                continue
+            speed = -vn / dt
+            pair_f[q, ENERGY] = max(pair_f[q, ENERGY], 0.5 * speed * speed / inv_mass[i])
+            pos[i, 0] = prev[i, 0] + t * dx
+            pos[i, 1] = prev[i, 1] + t * dy
+            pos[i, 2] = prev[i, 2] + t * dz
+            prev[i, 0] = pos[i, 0] - (dx - vn * nx)
+            prev[i, 1] = pos[i, 1] - (dy - vn * ny)
+            prev[i, 2] = pos[i, 2] - (dz - vn * nz)

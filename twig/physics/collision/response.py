@@ -1,0 +1,198 @@
+"""Contact response by projection (Jakobsen 2001, section 6; Horswill 2009, section VI.D).
+
+A contact point on a volume is an affine combination ``p = sum_k c_k x_k`` of the nodes that carry
+the volume (``c = (1 - t, t)`` on a capsule, barycentric box coordinates on a box). Jakobsen's rule
+for moving such a point by ``delta`` moves node ``k`` by ``lambda c_k w_k delta`` with
+``lambda = 1 / sum_k c_k^2 w_k``, so a touch near a link's end moves mostly that end, and heavy or
+pinned nodes move less. Both sides of a contact share the separation this way. Boxes, whose
+surface lies outside their frame nodes' hull, respond as rigid frames instead
+(:mod:`twig.physics.collision.rigid`).
+
+``pair_f`` rows hold one contact per candidate pair (slots below); ``pair_i`` rows the four node
+indices of each side.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
+from twig.physics.flags import GROUNDED
+
+GAP = 0
+"""Signed gap at the first iteration of the tick (metres; negative = penetration)."""
+DEPTH = 1
+"""Deepest penetration resolved this tick, metres (0 = no contact)."""
+POINT = 2
+"""Contact point (3 slots), midway between the surfaces, metres."""
+NORMAL = 5
+"""Unit contact normal (3 slots), pointing from the second volume to the first."""
+ENERGY = 8
+"""Impact kinetic energy at first contact this tick: ``m_eff v_n^2 / 2`` in joules."""
+PUSH = 9
+"""Total normal separation applied this tick, metres (drives friction)."""
+MU = 10
+"""Friction coefficient of the pair."""
+COEF_A = 11
+"""Affine coefficients (4 slots) of the deepest contact point on the first volume."""
+COEF_B = 15
+"""Affine coefficients (4 slots) of the deepest contact point on the second volume."""
+MOVE_A = 19
+"""1 if the first volume responds to the contact, 0 if it is passive (kinematic)."""
+MOVE_B = 20
+"""1 if the second volume responds to the contact, 0 if it is passive."""
+RIGID_A = 21
+"""1 if the first volume is a box moved as a rigid frame (:mod:`.rigid`), 0 for the affine rule."""
+RIGID_B = 22
+"""The same for the second volume."""
+PAIR_SLOTS = 23
+
+
+@njit(cache=True)
+def side_weight(w, flags, ground_normal, k, sx, sy, sz):
+    """Inverse mass node ``k`` lends to a contact that pushes it along ``s``.
+
+    A node resting on a static plane is immovable against pushes into that plane (shock
+    propagation), so a body lying on the ground carries what lands on it instead of being
+    driven into the ground and back out every iteration.
+    """
+    if flags[k] & GROUNDED and (sx * ground_normal[k, 0] + sy * ground_normal[k, 1]
+                                + sz * ground_normal[k, 2]) < 0.0:
+        return 0.0
+    return w[k]
+
+
+@njit(cache=True)
+def contact_point(pos, pair_i, pair_f, q, side):
+    """World position of side ``side`` (0 or 1) of contact row ``q``: ``sum_k c_k x_k``."""
+    px = 0.0
+    py = 0.0
+    pz = 0.0
+    for k in range(4):
+        i = pair_i[q, 4 * side + k]
+        c = pair_f[q, COEF_A + 4 * side + k]
+        px += c * pos[i, 0]
+        py += c * pos[i, 1]
+        pz += c * pos[i, 2]
+    return px, py, pz
+
+
+@njit(cache=True)
+def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
+                      shock):
+    """Generalised inverse mass of one side of contact row ``q`` for a push along ``n``:
+    ``sum_k c_k^2 w_k`` (Jakobsen's rule) or the rigid frame's (boxes). With ``shock``, nodes
+    resting on a plane do not give way into it (:func:`side_weight`)."""
+    if pair_f[q, MOVE_A + side] == 0.0:
+        return 0.0
+    i0 = pair_i[q, 4 * side]
+    i1 = pair_i[q, 4 * side + 1]
+    i2 = pair_i[q, 4 * side + 2]
+    i3 = pair_i[q, 4 * side + 3]
+    if pair_f[q, RIGID_A + side] > 0.0:
+        if shock:
+            for i in (i0, i1, i2, i3):
+                if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
+                    return 0.0
+        inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
+        px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
+        return rigid_inverse_mass(inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz)
+    s = 0.0
+    for k in range(4):
+        i = pair_i[q, 4 * side + k]
+        c = pair_f[q, COEF_A + 4 * side + k]
+        s += c * c * (side_weight(w, flags, ground_normal, i, nx, ny, nz) if shock else w[i])
+    return s
+
+
+@njit(cache=True)
+def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz, lam):
+    """Move side ``side`` of contact row ``q`` by the impulse ``lam`` along ``n``."""
+    if pair_f[q, MOVE_A + side] == 0.0:
+        return
+    i0 = pair_i[q, 4 * side]
+    i1 = pair_i[q, 4 * side + 1]
+    i2 = pair_i[q, 4 * side + 2]
+    i3 = pair_i[q, 4 * side + 3]
+    if pair_f[q, RIGID_A + side] > 0.0:
+        for i in (i0, i1, i2, i3):
+            if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
+                return
+        inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
+        px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
+        rigid_move(pos, i0, i1, i2, i3, inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz, lam)
+        return
+    for k in range(4):
+        i = pair_i[q, 4 * side + k]
+        f = lam * pair_f[q, COEF_A + 4 * side + k] * side_weight(w, flags, ground_normal, i, nx,
+                                                                  ny, nz)
+        pos[i, 0] += f * nx
+        pos[i, 1] += f * ny
+        pos[i, 2] += f * nz
+
+
+@njit(cache=True)
+def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth):
+    """Separate contact row ``q`` by ``depth`` along ``n`` (first side +n, second side -n),
+    using the coefficients in its COEF slots. Returns the separation achieved (0 if both
+    sides are immovable)."""
+    s = (side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, True)
+         + side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz,
+                             True))
+    if s <= 0.0:
+        return 0.0
+    lam = depth / s
+    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, lam)
+    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz, lam)
+    return depth
+
+
+@njit(cache=True)
+def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
+    """Displacement this tick (metres) of the contact point of side ``offset`` (0 or 4)."""
+    vx = 0.0
+    vy = 0.0
+    vz = 0.0
+    for k in range(4):
+        i = pair_i[q, offset + k]
+        c = pair_f[q, coef + k]
+        vx += c * (pos[i, 0] - prev[i, 0])
+        vy += c * (pos[i, 1] - prev[i, 1])
+        vz += c * (pos[i, 2] - prev[i, 2])
+    return vx, vy, vz
+
+
+@njit(cache=True)
+def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs):
+    """Jakobsen friction between bodies, once per tick after the relaxation.
+
+    As on the ground (see :func:`twig.physics.tick.apply_friction`): the contact points'
+    relative tangential displacement this tick is shortened by ``mu * push``, never reversed,
+    where ``push`` is the normal separation the contact needed; the shortening is shared by the
+    two sides with the same affine weighting as the normal response.
+    """
+    for q in range(n_pairs):
+        push = pair_f[q, PUSH]
+        if push <= 0.0:
+            continue
+        nx = pair_f[q, NORMAL]
+        ny = pair_f[q, NORMAL + 1]
+        nz = pair_f[q, NORMAL + 2]
+        ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
+        bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+        vx = ax - bx
+        vy = ay - by
+        vz = az - bz
+        vn = vx * nx + vy * ny + vz * nz
+        tx = vx - vn * nx
+        ty = vy - vn * ny
+        tz = vz - vn * nz
+        tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+        if tl <= 1e-15:
+            continue
+        cut = min(tl, pair_f[q, MU] * push)
+        # Move the first side by -cut along t and the second by +cut: a "contact" along -t.
+        push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
+                   -tz / tl, cut)

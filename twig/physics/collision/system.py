@@ -1,0 +1,393 @@
+"""The world's collision state and API: volumes, filters, contacts, touch, pain and sleep.
+
+:class:`CollisionMixin` is part of :class:`twig.physics.PhysicsWorld`; it owns the volume table
+and the per-body table, prepares the kernels' arrays when the topology changes, runs the broad
+phase before each tick and turns the narrow phase's pair rows into contacts, tactile memory and
+pain after it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from twig.errors import PhysicsError
+from twig.physics.collision.broad import PAIRS, find_pairs
+from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
+from twig.physics.collision.narrow import BOX, CAPSULE
+from twig.physics.collision.response import PAIR_SLOTS
+from twig.physics.columns import Column, Columns
+from twig.physics.flags import ASLEEP
+from twig.physics.validate import as_points, as_positive
+
+if TYPE_CHECKING:
+    from twig.physics.handles import Body
+
+ALL_GROUPS = 0xFFFFFFFF
+"""Default collision mask: collide with every group."""
+
+VOLUME_COLUMNS = {
+    "kind": Column(np.uint8, ()),
+    "nodes": Column(np.int32, (4,)),
+    "radius": Column(np.float64, ()),
+    "coef": Column(np.float64, (4, 4)),
+    "body": Column(np.int32, (), -1),
+    "group": Column(np.uint32, (), 1),
+    "mask": Column(np.uint32, (), ALL_GROUPS),
+    "friction": Column(np.float64, (), 1.0),
+    "passive": Column(np.bool_, (), False),
+    "id": Column(np.int64, ()),
+}
+BODY_COLUMNS = {
+    "id": Column(np.int64, ()),
+    "pain": Column(np.float64, ()),
+    "pain_threshold": Column(np.float64, (), math.inf),
+    "pain_half_life": Column(np.float64, (), 1.0),
+    "self_collide": Column(np.bool_, (), False),
+    "can_sleep": Column(np.bool_, (), True),
+    "still": Column(np.int32, ()),
+}
+
+
+class CollisionMixin:
+    """Collision volumes on nodes and what comes of them (mixed into ``PhysicsWorld``).
+
+    Settings (attributes, change them any time): ``sleeping`` (bool, default True),
+    ``sleep_speed`` (m/s, default 0.03), ``sleep_seconds`` (default 1.0), ``touch_memory``
+    (seconds of contacts kept for :meth:`touched`, default 2.0), ``broad_margin`` (m, default
+    0.05) and ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3).
+    """
+
+    def _init_collision(self) -> None:
+        self.volumes = Columns(VOLUME_COLUMNS)
+        self.body_state = Columns(BODY_COLUMNS)
+        self.sleeping = True
+        self.sleep_speed = 0.03
+        self.sleep_seconds = 1.0
+        self.touch_memory = 2.0
+        self.broad_margin = 0.05
+        self.broad_lookahead = 3.0
+        self.contacts = _no_contacts(self.tick)
+        self.pain_events: deque[PainEvent] = deque(maxlen=1000)
+        self._touches: deque[Contacts] = deque()
+        self._col_version = -1
+        self._col: dict[str, np.ndarray] = {}
+        self.broad_stats = np.zeros(4, dtype=np.int64)
+        self._pair_vol = np.zeros((64, 2), dtype=np.int32)
+        self._pair_i = np.zeros((64, 8), dtype=np.int32)
+        self._pair_f = np.zeros((64, PAIR_SLOTS))
+        self._col_force = True
+
+    # ------------------------------------------------------------------ adding volumes
+    def _volume_body(self, nodes: list[int], body: Body | None) -> int:
+        owners = {int(self.node_body[i]) for i in nodes}
+        if body is not None:
+            if owners != {body.id}:
+                raise PhysicsError(f"volume nodes {nodes} do not all belong to body {body.name!r}")
+            return body.id
+        if len(owners) != 1:
+            raise PhysicsError(f"volume nodes {nodes} belong to several bodies; pass body=")
+        return owners.pop()
+
+    def _append_volume(self, kind: int, nodes: list[int], radius: float, coef: np.ndarray,
+                       body: Body | None, group: int, mask: int, friction: float,
+                       passive: bool) -> int:
+        idx = self._check_nodes(np.asarray(nodes, dtype=np.int64), "volume").tolist()
+        body_id = self._volume_body(idx, body)
+        if not (math.isfinite(friction) and friction >= 0):
+            raise PhysicsError(f"volume friction must be finite and >= 0, got {friction!r}")
+        for name, value in (("group", group), ("mask", mask)):
+            if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
+                raise PhysicsError(f"collision {name} must be a 32-bit mask, got {value!r}")
+        vol_id = self._counters.setdefault("volume", 0)
+        self._counters["volume"] = vol_id + 1
+        self.volumes.append(1, {"kind": kind, "nodes": idx, "radius": radius, "coef": coef,
+                                "body": body_id, "group": group, "mask": mask,
+                                "friction": friction, "passive": passive, "id": vol_id})
+        if kind == CAPSULE:
+            # Capsules meet static planes through their end nodes.
+            r = self.nodes["radius"]
+            r[idx] = np.maximum(r[idx], radius)
+        self._touch()
+        return vol_id
+
+    def add_capsule(self, a: int, b: int, radius: float, *, body: Body | None = None,
+                    group: int = 1, mask: int = ALL_GROUPS, friction: float = 1.0,
+                    passive: bool = False) -> int:
+        """A capsule (the paper's rounded cylinder) of ``radius`` metres on the segment between
+        nodes ``a`` and ``b``; returns its volume id.
+
+        ``group``/``mask`` are 32-bit masks: two volumes collide when each one's group meets
+        the other's mask. A ``passive`` volume pushes others but is not moved by contacts (a
+        kinematically driven body). ``friction`` is combined with the other volume's as the
+        geometric mean. The end nodes' plane radius grows to ``radius``.
+        """
+        radius = as_positive(radius, "capsule radius")
+        if a == b:
+            raise PhysicsError("a capsule needs two different nodes (use add_sphere for one)")
+        return self._append_volume(CAPSULE, [a, b, b, b], radius, np.zeros((4, 4)), body, group,
+                                   mask, friction, passive)
+
+    def add_sphere(self, node: int, radius: float, *, body: Body | None = None,
+                   group: int = 1, mask: int = ALL_GROUPS, friction: float = 1.0,
+                   passive: bool = False) -> int:
+        """A sphere of ``radius`` metres centred on ``node`` (the ball); see
+        :meth:`add_capsule` for the options. Fast spheres are swept so they do not tunnel."""
+        radius = as_positive(radius, "sphere radius")
+        return self._append_volume(CAPSULE, [node] * 4, radius, np.zeros((4, 4)), body, group,
+                                   mask, friction, passive)
+
+    def add_box(self, nodes: ArrayLike, center: ArrayLike, half_extents: ArrayLike,
+                axes: ArrayLike | None = None, *, body: Body | None = None, group: int = 1,
+                mask: int = ALL_GROUPS, friction: float = 1.0, passive: bool = False) -> int:
+        """An oriented box carried by four non-coplanar ``nodes`` of one body (a rigid frame,
+        Jakobsen's tetrahedron); returns its volume id.
+
+        ``center`` (m), ``half_extents`` (m) and ``axes`` (rows = unit box axes, default the
+        world axes) describe the box now; its frame is stored as affine coefficients of the
+        four nodes, so it follows them as they move and rotate.
+        """
+        idx = self._check_nodes(np.asarray(nodes, dtype=np.int64).reshape(-1), "box nodes")
+        if len(idx) != 4 or len(set(idx.tolist())) != 4:
+            raise PhysicsError(f"a box needs 4 different frame nodes, got {idx.tolist()}")
+        c = as_points(center, "box center").reshape(3)
+        h = as_points(half_extents, "box half_extents").reshape(3)
+        if (h <= 0).any():
+            raise PhysicsError(f"box half_extents must be positive, got {h.tolist()}")
+        u = np.eye(3) if axes is None else as_points(axes, "box axes").reshape(3, 3)
+        if not np.allclose(u @ u.T, np.eye(3), atol=1e-6):
+            raise PhysicsError("box axes must be three orthonormal rows")
+        p = self.node_pos[idx]
+        # Affine coordinates: x = sum_k c_k p_k with sum_k c_k = 1 (a point) or 0 (a vector).
+        m = np.vstack([p.T, np.ones(4)])
+        if abs(np.linalg.det(m)) < 1e-12:
+            raise PhysicsError(f"box frame nodes {idx.tolist()} are coplanar")
+        coef = np.empty((4, 4))
+        coef[0] = np.linalg.solve(m, np.append(c, 1.0))
+        for i in range(3):
+            coef[i + 1] = np.linalg.solve(m, np.append(u[i] * h[i], 0.0))
+        return self._append_volume(BOX, idx.tolist(), 0.0, coef, body, group, mask, friction,
+                                   passive)
+
+    def add_static_box(self, name: str, center: ArrayLike, half_extents: ArrayLike,
+                       axes: ArrayLike | None = None, *, friction: float = 1.0) -> Body:
+        """An immovable oriented box (a wall, a step, a table top that never moves): a body of
+        four static frame nodes inside the box carrying one box volume."""
+        c = as_points(center, "box center").reshape(3)
+        h = as_points(half_extents, "box half_extents").reshape(3)
+        u = np.eye(3) if axes is None else as_points(axes, "box axes").reshape(3, 3)
+        frame = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]) * 0.5 * h
+        body = self.add_body(name, "static_box", c + frame @ u, mass=math.inf)
+        self.add_box(range(body.nodes.start, body.nodes.stop), c, h, u, body=body,
+                     friction=friction)
+        return body
+
+    def set_collision(self, body: Body, *, group: int | None = None, mask: int | None = None,
+                      passive: bool | None = None, self_collide: bool | None = None,
+                      friction: float | None = None, can_sleep: bool | None = None) -> None:
+        """Change the collision settings of all of ``body``'s volumes (see
+        :meth:`add_capsule`); ``self_collide`` lets its own non-adjacent volumes collide
+        (volumes sharing a node or joined by one of its links never do); ``can_sleep=False``
+        keeps it awake."""
+        sel = self.volumes["body"] == body.id
+        for key, value in (("group", group), ("mask", mask)):
+            if value is not None:
+                if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
+                    raise PhysicsError(f"collision {key} must be a 32-bit mask, got {value!r}")
+                self.volumes[key][sel] = value
+        if friction is not None:
+            if not (math.isfinite(friction) and friction >= 0):
+                raise PhysicsError(f"friction must be finite and >= 0, got {friction!r}")
+            self.volumes["friction"][sel] = friction
+        if passive is not None:
+            self.volumes["passive"][sel] = passive
+        row = self._body_row(body.id)
+        if self_collide is not None:
+            self.body_state["self_collide"][row] = self_collide
+        if can_sleep is not None:
+            self.body_state["can_sleep"][row] = can_sleep
+            if not can_sleep:
+                self.wake(body)
+        self._touch()
+
+    # ------------------------------------------------------------------ bodies' state
+    def _body_row(self, body_id: int) -> int:
+        ids = self.body_state["id"]
+        row = int(np.searchsorted(ids, body_id))
+        if row >= len(ids) or ids[row] != body_id:
+            self._body_record(body_id)  # raises the "removed" error
+        return row
+
+    def set_pain(self, body: Body, *, threshold: float | None = None,
+                 half_life: float | None = None) -> None:
+        """Pain settings of ``body``: impacts over ``threshold`` joules hurt (default inf:
+        never), and its pain level halves every ``half_life`` seconds."""
+        row = self._body_row(body.id)
+        if threshold is not None:
+            if math.isnan(threshold) or threshold < 0:
+                raise PhysicsError(f"pain threshold must be >= 0 J, got {threshold!r}")
+            self.body_state["pain_threshold"][row] = threshold
+        if half_life is not None:
+            self.body_state["pain_half_life"][row] = as_positive(half_life, "pain half_life")
+
+    def pain(self, body: Body) -> float:
+        """Current pain level of ``body`` in joules of recent impacts (decaying)."""
+        return float(self.body_state["pain"][self._body_row(body.id)])
+
+    def is_asleep(self, body: Body) -> bool:
+        """True while ``body`` sleeps (see :mod:`twig.physics.collision.sleep`)."""
+        rec = self._body_record(body.id)
+        return rec.count > 0 and bool(self.node_flags[rec.start] & ASLEEP)
+
+    def wake(self, body: Body) -> None:
+        """Wake ``body`` now (commands on its nodes wake it by themselves)."""
+        rec = self._body_record(body.id)
+        self.node_flags[rec.start:rec.start + rec.count] &= np.uint8(0xFF ^ ASLEEP)
+        self.body_state["still"][self._body_row(body.id)] = 0
+
+    def volume_part(self, volume_id: int) -> str:
+        """Where a volume sits on its body: ``"l_knee-l_foot"``, ``"head"``, or ``"box"``."""
+        rows = np.flatnonzero(self.volumes["id"] == volume_id)
+        if not len(rows):
+            raise PhysicsError(f"volume #{volume_id} has been removed")
+        row = int(rows[0])
+        if self.volumes["kind"][row] == BOX:
+            return "box"
+        rec = self._body_record(int(self.volumes["body"][row]))
+        a, b = (int(i) - rec.start for i in self.volumes["nodes"][row, :2])
+        return rec.node_names[a] if a == b else f"{rec.node_names[a]}-{rec.node_names[b]}"
+
+    def touched(self, body: Body, within: float = 0.0) -> dict[str, float]:
+        """Bodies that touched ``body`` in the last ``within`` seconds (0: this tick), each
+        with how many seconds ago it last did (the paper's tactile sensing)."""
+        out: dict[str, float] = {}
+        oldest = self.tick - 1 - round(within / self.dt)
+        for contacts in reversed(self._touches):
+            if contacts.tick < oldest:
+                break
+            for row in contacts.involving(body.id):
+                other = int(contacts.body_b[row] if contacts.body_a[row] == body.id
+                            else contacts.body_a[row])
+                if other in self._bodies:
+                    name = self._bodies[other].name
+                    out.setdefault(name, (self.tick - 1 - contacts.tick) * self.dt)
+        return out
+
+    # ------------------------------------------------------------------ per-tick work
+    def _collision_arrays(self) -> dict[str, np.ndarray]:
+        """Kernel arrays derived from the topology, rebuilt when it changes."""
+        if self._col_version == self.topology_version:
+            return self._col
+        vols = self.volumes
+        n_vol = len(vols)
+        starts = np.array([r.start for r in self._bodies.values()], dtype=np.int64)
+        counts = np.array([r.count for r in self._bodies.values()], dtype=np.int64)
+        n_bodies = len(starts)
+        node_row = np.repeat(np.arange(n_bodies, dtype=np.int64), counts)
+        vol_row = node_row[vols["nodes"][:, 0]] if n_vol else np.zeros(0, dtype=np.int64)
+        body_vols = np.argsort(vol_row, kind="stable").astype(np.int64)
+        body_vol_start = np.searchsorted(vol_row[body_vols], np.arange(n_bodies + 1))
+        n = len(self.nodes)
+        links = self.links["nodes"].astype(np.int64)
+        lk = np.sort(links.min(axis=1) * n + links.max(axis=1))
+        cl = links[node_row[links[:, 0]] != node_row[links[:, 1]]]
+        rows = np.sort(np.minimum(node_row[cl[:, 0]], node_row[cl[:, 1]]) * n_bodies
+                       + np.maximum(node_row[cl[:, 0]], node_row[cl[:, 1]]))
+        can_sleep = self.body_state["can_sleep"].copy()
+        can_sleep[node_row[cl].ravel()] = False  # linked bodies stay awake together
+        boxes = np.flatnonzero(vols["kind"] == BOX).astype(np.int64)
+        self._col = {
+            "body_start": starts, "body_count": counts, "node_row": node_row,
+            "body_vols": body_vols, "body_vol_start": body_vol_start.astype(np.int64),
+            "self_pairs": self._self_pairs(node_row, vol_row, lk, n),
+            "linked_keys": lk.astype(np.int64), "linked_bodies": rows.astype(np.int64),
+            "can_sleep": can_sleep, "boxes": boxes,
+            "build_lo": np.zeros((n_vol, 3)), "build_hi": np.zeros((n_vol, 3)),
+            "box_c": np.zeros((n_vol, 3)), "box_u": np.zeros((n_vol, 3, 3)),
+            "box_h": np.ones((n_vol, 3)),
+            "corner_push": np.zeros((len(boxes), 8)),
+            "corner_plane": np.zeros((len(boxes), 8), dtype=np.int64),
+        }
+        self._col_version = self.topology_version
+        self._col_force = True
+        return self._col
+
+    def _self_pairs(self, node_row: np.ndarray, vol_row: np.ndarray, link_keys: np.ndarray,
+                    n: int) -> np.ndarray:
+        """Same-body volume pairs of self-colliding bodies that are not adjacent (no shared
+        node, no link between their nodes)."""
+        out = []
+        nodes = self.volumes["nodes"]
+        for row in np.flatnonzero(self.body_state["self_collide"]):
+            vs = np.flatnonzero(vol_row == row)
+            for x in range(len(vs)):
+                for y in range(x + 1, len(vs)):
+                    a = set(nodes[vs[x]].tolist())
+                    b = set(nodes[vs[y]].tolist())
+                    keys = [min(i, j) * n + max(i, j) for i in a for j in b]
+                    at = np.searchsorted(link_keys, keys)
+                    linked = any(k < len(link_keys) and link_keys[k] == key
+                                 for k, key in zip(at, keys, strict=True))
+                    if not (a & b) and not linked:
+                        out.append((vs[x], vs[y]))
+        return np.array(out, dtype=np.int32).reshape(-1, 2)
+
+    def _broad_phase(self, col: dict[str, np.ndarray]) -> int:
+        """Candidate pairs for this tick into ``self._pair_vol``; returns their count."""
+        vols = self.volumes
+        force = self._col_force
+        while True:
+            n = find_pairs(self.node_pos, self.node_prev, vols["kind"], vols["nodes"],
+                           vols["radius"], vols["coef"], vols["group"], vols["mask"],
+                           vols["passive"], col["box_c"], col["box_u"], col["box_h"],
+                           col["body_vols"], col["body_vol_start"], col["self_pairs"],
+                           col["linked_keys"], col["linked_bodies"], col["build_lo"],
+                           col["build_hi"], self.broad_margin, self.broad_lookahead, force,
+                           self._pair_vol, self.broad_stats)
+            if n <= len(self._pair_vol):
+                break
+            self._pair_vol = np.zeros((2 * n, 2), dtype=np.int32)
+            self.broad_stats[PAIRS] = 0
+            force = True
+        self._col_force = False
+        if len(self._pair_i) < len(self._pair_vol):
+            self._pair_i = np.zeros((len(self._pair_vol), 8), dtype=np.int32)
+            self._pair_f = np.zeros((len(self._pair_vol), PAIR_SLOTS))
+        return n
+
+    def _sense(self, n_pairs: int) -> None:
+        """Contacts of the tick just run, tactile memory and pain (Horswill VI.E)."""
+        contacts = gather_contacts(self.tick, self._pair_vol[:n_pairs], self._pair_f[:n_pairs],
+                                   self.volumes["id"], self.volumes["body"])
+        self.contacts = contacts
+        self._touches.append(contacts)
+        keep = round(self.touch_memory / self.dt) + 1
+        while len(self._touches) > keep:
+            self._touches.popleft()
+        state = self.body_state
+        pain = state["pain"]
+        pain *= 0.5 ** (self.dt / state["pain_half_life"])
+        if not len(contacts):
+            return
+        ids = state["id"]
+        for mine, other in ((contacts.body_a, contacts.body_b),
+                            (contacts.body_b, contacts.body_a)):
+            rows = np.searchsorted(ids, mine)
+            hurt = np.flatnonzero(contacts.energy > state["pain_threshold"][rows])
+            for k in hurt:
+                row = rows[k]
+                pain[row] += contacts.energy[k]
+                self.pain_events.append(PainEvent(
+                    self.time, self._bodies[int(mine[k])].name,
+                    self._bodies[int(other[k])].name, float(contacts.energy[k]),
+                    float(pain[row]), tuple(contacts.point[k].tolist())))
+
+
+def _no_contacts(tick: int) -> Contacts:
+    empty_i = np.zeros(0, dtype=np.int64)
+    return Contacts(tick, empty_i, empty_i, empty_i, empty_i, np.zeros((0, 3)),
+                    np.zeros((0, 3)), np.zeros(0), np.zeros(0))
