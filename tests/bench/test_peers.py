@@ -152,3 +152,13 @@ def test_available_peers_names_every_peer_with_a_class_or_a_reason() -> None:
 def test_problem_rejects_links_to_missing_nodes() -> None:
     with pytest.raises(PhysicsError, match="links"):
         ConstraintProblem(np.zeros((2, 3)), np.ones(2), np.array([[0, 2]]), np.ones(1), 1)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_pypbd_runs_on_the_thread_count_it_is_given(threads: int) -> None:
+    cls = peer_class("pypbd")
+    peer = cls(hanging_cloth(n=4), threads=threads)
+    peer.step(2)
+    assert peer.threads == threads
+    with pytest.raises(PeerError, match="threads"):
+        cls(hanging_cloth(n=4), threads=0)

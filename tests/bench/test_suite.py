@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from twig.bench.suite import cloth_world, figures_world, measure, problem_of, workloads
+from twig.bench.suite import (
+    cloth_world,
+    figures_world,
+    measure,
+    peer_columns,
+    problem_of,
+    workloads,
+)
 
 
 def test_workloads_cover_the_issue_list():
@@ -25,6 +32,12 @@ def test_problem_matches_the_world_constraint_list():
 def test_measure_reports_time_error_and_each_peer():
     result = measure("cloth", cloth_world(8, 4), ground=False, budget=0.01)
     assert result.twig_ms > 0 and np.isfinite(result.twig_error)
-    assert set(result.peers) == {"pypbd", "warp-cpu"}
+    assert set(result.peers) == {label for label, _, _ in peer_columns()}
     for value in result.peers.values():
         assert isinstance(value, str) or (value[0] > 0 and np.isfinite(value[1]))
+
+
+def test_every_peer_column_names_its_thread_count():
+    labels = [label for label, _, _ in peer_columns()]
+    assert "pypbd 1 thr" in labels and "warp-cpu 1 thr" in labels
+    assert all(label.endswith(" thr") for label in labels)

@@ -11,6 +11,8 @@ from twig.physics.constraints import (
     project_distance,
     project_distance_sqrt_approx,
     project_hinge,
+    project_rigid,
+    rigid_prefix,
 )
 
 coord = st.floats(-5.0, 5.0, allow_nan=False)
@@ -118,3 +120,27 @@ def test_angle_limit_brings_a_jointed_pair_into_range(angle, lo, arm):
     assert world.link_errors().max() < 0.02
     if lo <= angle <= hi:
         assert math.isclose(got, angle, abs_tol=1e-9)
+
+
+@given(point, point, inv_mass, st.sampled_from([0.0, 1.0]), st.floats(0.0, 3.0))
+def test_rigid_fast_path_matches_the_general_projection_bit_for_bit(p, q, wi, wj, rest):
+    pos, w = _pair(p, q, wi, wj)
+    general = pos.copy()
+    project_rigid(pos, w, 0, 1, rest)
+    project_distance(general, w, 0, 1, rest, rest, 1.0)
+    assert np.array_equal(pos, general)
+
+
+def test_relax_takes_the_rigid_fast_path_for_the_leading_rigid_links_only():
+    world = twig.World(ground=False)
+    world.add_cloth("cloth", (0, 2, 0), resolution=6, tethers=True)
+    world.add_link(0, 7, min=0.1, max=0.1, stiffness=0.5)
+    world.add_link(1, 8, sqrt_approx=True)
+    nodes, lo, hi, stiffness, n_exact = world._solver_links()
+    assert nodes.shape[0] == world.n_links
+    rigid = (lo == hi) & (stiffness == 1.0)
+    n_rigid = rigid_prefix(lo, hi, stiffness, n_exact)
+    assert rigid[:n_rigid].all() and (n_rigid == n_exact or not rigid[n_rigid])
+    assert rigid_prefix(lo, hi, stiffness, 0) == 0
+    world.step(60)
+    assert np.isfinite(world.node_pos).all()

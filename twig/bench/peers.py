@@ -5,7 +5,8 @@ rest lengths, iteration count, tick length) and hands it to twig and to every pe
 times ``step(n)`` and compares link-length error. The peers are:
 
 * :class:`PypbdPeer`: ``pypbd``, the Python bindings of Jan Bender's C++ PositionBasedDynamics
-  (Gauss-Seidel over graph-coloured constraint groups, OpenMP-parallel within a group).
+  (Gauss-Seidel over graph-coloured constraint groups, OpenMP-parallel within a group; the
+  thread count can be set per peer).
 * :class:`WarpCpuPeer`: NVIDIA Warp kernels on ``device="cpu"``: Verlet prediction, then Jacobi
   link projection with per-node averaging of the accumulated corrections.
 
@@ -13,6 +14,7 @@ Both engines are optional (``pip install 'twig[bench]'``); :func:`available_peer
 ones can run here and why the others cannot. Neither engine is imported until a peer is built.
 """
 
+import ctypes
 import functools
 import importlib
 import time
@@ -173,6 +175,31 @@ def _check_ticks(n: int) -> int:
     return int(n)
 
 
+@functools.cache
+def _openmp_runtime() -> ctypes.CDLL | None:
+    """The OpenMP runtime pypbd loaded (its bundled libgomp), or None if none can be found.
+
+    Looked up among the shared libraries mapped into this process (``/proc/self/maps``, Linux),
+    preferring one from pypbd's own wheel; loading it again returns the same library, so
+    ``omp_set_num_threads`` on it sets the thread count of pypbd's parallel loops.
+    """
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if ".so" in line}
+    except OSError:
+        return None
+    runtimes = sorted((p for p in paths if "omp" in p.rsplit("/", 1)[-1]),
+                      key=lambda p: ("pypbd" not in p, p))
+    for path in runtimes:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        if hasattr(lib, "omp_set_num_threads") and hasattr(lib, "omp_get_max_threads"):
+            return lib
+    return None
+
+
 class PypbdPeer:
     """The problem run by pypbd (PositionBasedDynamics) through its ``TimeStepController``.
 
@@ -189,19 +216,28 @@ class PypbdPeer:
     ----------
     problem : ConstraintProblem
         Must have ``ground=False`` and PBD's fixed gravity ``(0, -9.81, 0)``.
+    threads : int, optional
+        OpenMP threads for pypbd's parallel loops, set with ``omp_set_num_threads`` on pypbd's
+        OpenMP runtime before every :meth:`step`; None keeps the runtime's setting
+        (``OMP_NUM_THREADS``, else one per core).
+
+    Attributes
+    ----------
+    threads : int or None
+        Threads pypbd's parallel loops use, as OpenMP reports it (None if no runtime found).
 
     Raises
     ------
     PeerError
-        If the problem asks for a ground plane or another gravity (see :attr:`notes`), or
-        pypbd rejects a constraint.
+        If the problem asks for a ground plane or another gravity (see :attr:`notes`), pypbd
+        rejects a constraint, or ``threads`` is given and pypbd's OpenMP runtime is not found.
     """
 
     name = "pypbd"
     supports_ground = False
     notes = (
         "Gauss-Seidel over graph-coloured constraint groups, each group OpenMP-parallel "
-        "(OMP_NUM_THREADS threads); semi-implicit Euler + first-order velocity update, which is "
+        "(the peer's threads); semi-implicit Euler + first-order velocity update, which is "
         "undamped Verlet: problem.damping is ignored because PBD's TimeStepController has no "
         "particle damping. Gravity is PBD's built-in (0, -9.81, 0): the bindings cannot set the "
         "vector parameter. No ground: positions come back only as a read-only memoryview, so a "
@@ -212,9 +248,18 @@ class PypbdPeer:
     _PBD_GRAVITY = (0.0, -9.81, 0.0)
     _latest: ClassVar[int] = 0
 
-    def __init__(self, problem: ConstraintProblem) -> None:
+    def __init__(self, problem: ConstraintProblem, threads: int | None = None) -> None:
         import pypbd
 
+        runtime = _openmp_runtime()
+        if threads is not None:
+            if int(threads) != threads or threads < 1:
+                raise PeerError(f"threads must be an integer >= 1, got {threads!r}")
+            if runtime is None:
+                raise PeerError("cannot set pypbd's thread count: its OpenMP runtime not found")
+            runtime.omp_set_num_threads(int(threads))
+        self.threads = None if runtime is None else int(runtime.omp_get_max_threads())
+        self._runtime = runtime if threads is not None else None
         if problem.ground:
             raise PeerError(f"{self.name} peer has no ground plane: {self.notes}")
         if not np.allclose(problem.gravity, self._PBD_GRAVITY, rtol=0, atol=1e-12):
@@ -279,6 +324,8 @@ class PypbdPeer:
             Number of ticks, >= 0.
         """
         self._check_current()
+        if self._runtime is not None:
+            self._runtime.omp_set_num_threads(self.threads)
         for _ in range(_check_ticks(n)):
             self._controller.step(self._model)
 

@@ -52,6 +52,49 @@ def project_distance(pos, w, i, j, lo, hi, stiffness):
 
 
 @njit(cache=True)
+def project_rigid(pos, w, i, j, rest):
+    """Bring ``|p_j - p_i|`` to ``rest``: :func:`project_distance` for ``lo == hi == rest`` and
+    ``stiffness == 1``, bit for bit, without the clamp and the stiffness factor.
+
+    Rigid sticks are most links (every cloth and skeleton link), so :func:`relax` gives them this
+    leaner loop: two fewer link columns streamed from memory and a shorter dependency chain per
+    projection (Horswill 2009, eq. 3 with an equality).
+    """
+    ws = w[i] + w[j]
+    if ws == 0.0:
+        return
+    dx = pos[j, 0] - pos[i, 0]
+    dy = pos[j, 1] - pos[i, 1]
+    dz = pos[j, 2] - pos[i, 2]
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if d < 1e-12:
+        return
+    s = (d - rest) / (d * ws)
+    wi = w[i] * s
+    wj = w[j] * s
+    pos[i, 0] += dx * wi
+    pos[i, 1] += dy * wi
+    pos[i, 2] += dz * wi
+    pos[j, 0] -= dx * wj
+    pos[j, 1] -= dy * wj
+    pos[j, 2] -= dz * wj
+
+
+@njit(cache=True)
+def rigid_prefix(link_min, link_max, link_stiffness, n_exact):
+    """Number of leading links that are rigid (``min == max``, ``stiffness == 1``).
+
+    A scan of at most ``n_exact`` links, once per :func:`relax` call (not per iteration), so the
+    fast path is exact for any link order: every cloth and rope link is rigid, so there it
+    covers the whole sweep.
+    """
+    k = 0
+    while k < n_exact and link_min[k] == link_max[k] and link_stiffness[k] == 1.0:
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def project_distance_sqrt_approx(pos, w, i, j, rest):
     """Rigid link with the square root replaced by its first-order Taylor expansion at ``rest``.
 
@@ -194,11 +237,15 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
     :mod:`twig.physics.ordering`) so the sweep reads them sequentially; then come hinges, angle
     limits and finally the static planes so that non-penetration holds when the loop ends.
     ``link_stiffness`` is the per-iteration fraction already derived from the per-tick one.
-    The first ``n_exact`` links are solved exactly, the rest with the square-root approximation
-    (two branch-free loops instead of a test per link).
+    The first ``n_exact`` links are solved exactly, the rest with the square-root approximation;
+    the leading run of rigid exact links (``min == max``, stiffness 1; all of them for a cloth)
+    takes the lean :func:`project_rigid` loop (separate loops instead of a test per link).
     """
+    n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
     for _ in range(iterations):
-        for k in range(n_exact):
+        for k in range(n_rigid):
+            project_rigid(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k])
+        for k in range(n_rigid, n_exact):
             project_distance(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k],
                              link_max[k], link_stiffness[k])
         for k in range(n_exact, link_nodes.shape[0]):

@@ -460,25 +460,21 @@ class PhysicsWorld(CollisionMixin):
         return self._counters["topology"]
 
     def _solver_links(self) -> tuple:
-        """Link columns permuted into solver order and the exact count; rebuilt on topology
-        changes.
+        """Link columns permuted into solver order (exact links first, then square-root
+        approximated ones, each by colour) and the exact count; rebuilt on topology changes.
 
-        Three sections, each by colour: rigid exact links (``min == max``, stiffness 1: the lean
-        loop of :func:`~twig.physics.constraints.relax`), the other exact links, then square-root
-        approximated ones. Node indices are unsigned so the kernel skips negative-index wrapping.
+        Node indices are unsigned so the kernel skips negative-index wrapping.
         """
         if self._solver_version != self._counters["topology"]:
             links = self.links
             order = link_order(links["nodes"], len(self.nodes))
-            # Soft links repair a fraction s per tick: 1 - (1 - s)^(1/K) per iteration.
-            stiffness = 1.0 - (1.0 - links["stiffness"][order]) ** (1.0 / self.iterations)
             approx = (links["mode"][order] & LINK_SQRT_APPROX) > 0
-            rigid = (links["min"][order] == links["max"][order]) & (stiffness == 1.0) & ~approx
-            section = np.where(approx, 2, np.where(rigid, 0, 1))
-            sort = np.argsort(section, kind="stable")
-            order = order[sort]
+            order = order[np.argsort(approx, kind="stable")]
+            stiffness = links["stiffness"][order]
+            # Soft links repair a fraction s per tick: 1 - (1 - s)^(1/K) per iteration.
+            stiffness = 1.0 - (1.0 - stiffness) ** (1.0 / self.iterations)
             self._solver = (links["nodes"][order].astype(np.uint32), links["min"][order],
-                            links["max"][order], stiffness[sort], int((~approx).sum()))
+                            links["max"][order], stiffness, int((~approx).sum()))
             self._solver_version = self._counters["topology"]
         return self._solver
 
