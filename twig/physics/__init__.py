@@ -1,11 +1,11 @@
 """Verlet + projection physics (Jakobsen 2001; Horswill 2009 section VI): the only code that
 moves nodes."""
 
-from twig.physics.kernel_cache import drop_stale_cache
+from twig.physics.kernel_cache import use_versioned_cache
 
-drop_stale_cache()
+use_versioned_cache()
 
-from twig.physics.handles import Body, Link  # noqa: E402  (after the cache check)
+from twig.physics.handles import Body, Link  # noqa: E402  (after choosing the cache)
 from twig.physics.world import PhysicsWorld, Snapshot  # noqa: E402
 
 __all__ = ["Body", "Link", "PhysicsWorld", "Snapshot"]

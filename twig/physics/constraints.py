@@ -84,8 +84,8 @@ def project_rigid(pos, w, i, j, rest):
 def rigid_prefix(link_min, link_max, link_stiffness, n_exact):
     """Number of leading links that are rigid (``min == max``, ``stiffness == 1``).
 
-    A scan of at most ``n_exact`` links, once per :func:`relax` call (not per iteration), so the
-    fast path is exact for any link order: every cloth and rope link is rigid, so there it
+    A scan of at most ``n_exact`` links, once per tick (not per iteration), so the fast path is
+    exact for any link order: every cloth and rope link is rigid, so there it
     covers the whole sweep.
     """
     k = 0
@@ -229,7 +229,7 @@ def project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, 
 
 @njit(cache=True)
 def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-          n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
+          n_rigid, n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
           plane_friction, iterations, depth, contact_normal, contact_friction):
     """K Gauss-Seidel relaxation iterations over all constraints (Jakobsen 2001, section 4).
 
@@ -238,10 +238,10 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
     limits and finally the static planes so that non-penetration holds when the loop ends.
     ``link_stiffness`` is the per-iteration fraction already derived from the per-tick one.
     The first ``n_exact`` links are solved exactly, the rest with the square-root approximation;
-    the leading run of rigid exact links (``min == max``, stiffness 1; all of them for a cloth)
-    takes the lean :func:`project_rigid` loop (separate loops instead of a test per link).
+    the leading ``n_rigid`` of them, rigid (``min == max``, stiffness 1; all of them for a
+    cloth; see :func:`rigid_prefix`), take the lean :func:`project_rigid` loop (separate loops
+    instead of a test per link). The tick calls this once per iteration, between contacts.
     """
-    n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
     for _ in range(iterations):
         for k in range(n_rigid):
             project_rigid(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k])

@@ -1,38 +1,51 @@
-"""Keep Numba's on-disk kernel cache consistent across modules.
+"""Keep Numba's on-disk kernel cache consistent with the kernel sources.
 
 Numba keys each ``@njit(cache=True)`` function's cached machine code on its own source file's
 timestamp, so a kernel that calls kernels from other modules (``physics_tick`` calls
-``integrate_nodes`` and ``relax``) would keep stale code when only a callee changed. Before any
-kernel module loads, :func:`drop_stale_cache` compares a fingerprint of every module of this
-package and its subpackages with the one saved beside the cache and deletes the cache files when they differ.
+``integrate_nodes``, ``relax`` and the collision kernels) would load stale code when only a
+callee changed, and a process still running old code could write its stale compile back under
+an unchanged caller's key. Before any kernel module loads, :func:`use_versioned_cache` points
+Numba's cache at a folder named after a fingerprint of every module of this package, so each
+version of the sources has its own cache; folders of other versions unused for a day are
+deleted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
+import time
 from pathlib import Path
 
+import numba
+
 _HERE = Path(__file__).parent
+_KEEP_SECONDS = 86400.0
+"""Cache folders of other source versions are removed after this long unused."""
 
 
-def drop_stale_cache() -> None:
-    """Delete this package's Numba cache files if any kernel source changed since they were made.
+def use_versioned_cache() -> None:
+    """Cache kernels under ``__pycache__/numba/<fingerprint>`` of this package.
 
-    Silently does nothing where the package folder is read-only (Numba then caches elsewhere).
+    Leaves Numba alone when the user set ``NUMBA_CACHE_DIR`` or the package folder is
+    read-only (Numba then caches in its usual place).
     """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
     digest = hashlib.sha256()
     for source in sorted(_HERE.rglob("*.py")):
         digest.update(str(source.relative_to(_HERE)).encode())
         digest.update(source.read_bytes())
-    fingerprint = digest.hexdigest()
-    cache = _HERE / "__pycache__"
-    stamp = cache / "kernels.fingerprint"
+    root = _HERE / "__pycache__" / "numba"
+    target = root / digest.hexdigest()[:16]
     try:
-        if stamp.is_file() and stamp.read_text() == fingerprint:
-            return
-        cache.mkdir(exist_ok=True)
-        for stale in (*_HERE.rglob("*.nbi"), *_HERE.rglob("*.nbc")):
-            stale.unlink()
-        stamp.write_text(fingerprint)
+        target.mkdir(parents=True, exist_ok=True)
+        os.utime(target)
+        now = time.time()
+        for old in root.iterdir():
+            if old != target and now - old.stat().st_mtime > _KEEP_SECONDS:
+                shutil.rmtree(old, ignore_errors=True)
     except OSError:
         return
+    numba.config.CACHE_DIR = str(target)

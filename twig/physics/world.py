@@ -503,8 +503,8 @@ class PhysicsWorld(CollisionMixin):
                 col["corner_push"], col["corner_plane"], self._pair_vol, n_pairs,
                 self._pair_i, self._pair_f, col["node_row"], col["body_start"],
                 col["body_count"], col["can_sleep"], state["still"],
-                self.sleep_speed * self.dt, sleep_ticks, self.gravity, self.dt,
-                self.iterations)
+                self.sleep_speed * self.dt, sleep_ticks, self.max_depenetration_speed * self.dt,
+                self.gravity, self.dt, self.iterations)
             self._sense(n_pairs)
             self.tick += 1
             for hook in self.on_tick_end:

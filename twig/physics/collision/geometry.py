@@ -116,7 +116,7 @@ def fallback_normal(d1x, d1y, d1z, d2x, d2y, d2z, ox, oy, oz):
 
 
 @njit(cache=True)
-def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v):
+def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v, hx=0.0, hy=0.0, hz=0.0):
     """Closest approach of the segment ``a``-``b`` to the solid box ``v``.
 
     ``box_c`` (V, 3) centres, ``box_u`` (V, 3, 3) rows = unit axes, ``box_h`` (V, 3) half
@@ -124,9 +124,11 @@ def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v):
     ``dist`` > 0 is the exact distance, ``t`` the segment parameter of the closest point,
     ``l`` the closest box point in box coordinates and ``n`` the unit world direction from the
     box to the segment; when the segment enters the box, ``dist`` = ``-depth`` <= 0 where
-    ``depth`` is the smallest translation along a face normal ``n`` that moves the segment's
-    inside part out of the box, ``t`` the parameter of its deepest point and ``l`` that point
-    in box coordinates.
+    ``depth`` is the smallest translation along ``n`` that separates the segment from the box
+    (or, given a motion hint ``h`` = the segment's displacement relative to the box this tick,
+    the translation back out through the face it came in by: a fast, deep entry is undone the
+    way it happened, not through the nearest side), ``t`` the parameter of its deepest point
+    and ``l`` that point in box coordinates.
 
     The squared distance from the box is a convex piecewise quadratic in ``t`` with breaks
     where the segment crosses a slab boundary; each piece is minimised in closed form.
@@ -212,39 +214,66 @@ def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v):
             t_out = min(t_out, tb)
     if t_out < t_in:
         t_out = t_in = best_t
-    # ... and push its inside part out through the face that needs the least travel. The
-    # contact point is the depth-weighted centroid of the inside part's two ends, so a capsule
-    # sunk evenly into a face is lifted evenly.
+    # ... and find the smallest translation that separates the segment from the box: the
+    # separating-axis test over the box's faces and the segment direction crossed with each
+    # box axis (a segment piercing a box diagonally may leave most cheaply sideways).
+    t_deep = 0.5 * (t_in + t_out)
+    mx = A[0] + 0.5 * B[0]
+    my = A[1] + 0.5 * B[1]
+    mz = A[2] + 0.5 * B[2]
+    hint = hx != 0.0 or hy != 0.0 or hz != 0.0
+    # The hint in box coordinates.
+    gx = hx * box_u[v, 0, 0] + hy * box_u[v, 0, 1] + hz * box_u[v, 0, 2]
+    gy = hx * box_u[v, 1, 0] + hy * box_u[v, 1, 1] + hz * box_u[v, 1, 2]
+    gz = hx * box_u[v, 2, 0] + hy * box_u[v, 2, 1] + hz * box_u[v, 2, 2]
     depth = math.inf
-    axis = 0
-    side = 1.0
-    d0 = 0.0
-    d1 = 0.0
-    for i in range(3):
-        x0 = A[i] + t_in * B[i]
-        x1 = A[i] + t_out * B[i]
-        for sgn in (1.0, -1.0):
-            e0 = box_h[v, i] - sgn * x0
-            e1 = box_h[v, i] - sgn * x1
-            need = max(e0, e1)
-            if need < depth:
-                depth = need
-                axis = i
-                side = sgn
-                d0 = e0
-                d1 = e1
-    d0 = max(d0, 0.0)
-    d1 = max(d1, 0.0)
-    if d0 + d1 > 0.0:
-        t_deep = (d0 * t_in + d1 * t_out) / (d0 + d1)
-        depth = (d0 * d0 + d1 * d1) / (d0 + d1)
-    else:
-        t_deep = 0.5 * (t_in + t_out)
+    best_entry = math.inf
+    lx0 = 0.0
+    ly0 = 1.0
+    lz0 = 0.0
+    for k in range(6):
+        if k < 3:
+            ax_ = 1.0 if k == 0 else 0.0
+            ay_ = 1.0 if k == 1 else 0.0
+            az_ = 1.0 if k == 2 else 0.0
+        else:
+            # (segment direction) x (box axis k - 3), in box coordinates.
+            ex = 1.0 if k == 3 else 0.0
+            ey = 1.0 if k == 4 else 0.0
+            ez = 1.0 if k == 5 else 0.0
+            ax_ = B[1] * ez - B[2] * ey
+            ay_ = B[2] * ex - B[0] * ez
+            az_ = B[0] * ey - B[1] * ex
+            ll = math.sqrt(ax_ * ax_ + ay_ * ay_ + az_ * az_)
+            if ll < 1e-9 or hint:
+                continue
+            ax_ /= ll
+            ay_ /= ll
+            az_ /= ll
+        rb = box_h[v, 0] * abs(ax_) + box_h[v, 1] * abs(ay_) + box_h[v, 2] * abs(az_)
+        rs = 0.5 * abs(B[0] * ax_ + B[1] * ay_ + B[2] * az_)
+        dist = mx * ax_ + my * ay_ + mz * az_
+        overlap = rb + rs - abs(dist)
+        sgn = 1.0 if dist >= 0.0 else -1.0
+        if hint:
+            # A fast entry is undone through the face it came in by.
+            entry = min(gx * ax_ + gy * ay_ + gz * az_, -(gx * ax_ + gy * ay_ + gz * az_))
+            sgn = 1.0 if gx * ax_ + gy * ay_ + gz * az_ <= 0.0 else -1.0
+            overlap = rb + rs - sgn * dist
+            if entry < best_entry:
+                best_entry = entry
+                depth = overlap
+                lx0, ly0, lz0 = sgn * ax_, sgn * ay_, sgn * az_
+        elif overlap < depth:
+            depth = overlap
+            lx0, ly0, lz0 = sgn * ax_, sgn * ay_, sgn * az_
     lx = A[0] + t_deep * B[0]
     ly = A[1] + t_deep * B[1]
     lz = A[2] + t_deep * B[2]
-    return (-depth, t_deep, lx, ly, lz, side * box_u[v, axis, 0], side * box_u[v, axis, 1],
-            side * box_u[v, axis, 2])
+    nx = lx0 * box_u[v, 0, 0] + ly0 * box_u[v, 1, 0] + lz0 * box_u[v, 2, 0]
+    ny = lx0 * box_u[v, 0, 1] + ly0 * box_u[v, 1, 1] + lz0 * box_u[v, 2, 1]
+    nz = lx0 * box_u[v, 0, 2] + ly0 * box_u[v, 1, 2] + lz0 * box_u[v, 2, 2]
+    return -max(depth, 0.0), t_deep, lx, ly, lz, nx, ny, nz
 
 
 @njit(cache=True)

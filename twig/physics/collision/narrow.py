@@ -23,6 +23,7 @@ from twig.physics.collision.geometry import (
     segment_box,
 )
 from twig.physics.collision.response import (
+    ALLOWED,
     COEF_A,
     COEF_B,
     DEPTH,
@@ -36,6 +37,7 @@ from twig.physics.collision.response import (
     PUSH,
     RIGID_A,
     RIGID_B,
+    hold_static,
     point_velocity,
     push_apart,
     side_inverse_mass,
@@ -51,6 +53,13 @@ BOX = 1
 
 ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
+SELF_APPROACH = 0.05
+"""Most approach (m per tick) a body's contacts with itself may undo in one tick."""
+REPEATS = 8
+"""A pair still penetrating after its projection is projected again, up to this many times
+(the contact point moves as the volumes turn), so one sweep leaves no deep overlap."""
+REPEAT_DEPTH = 1e-3
+"""Penetration (m) below which a pair's projection is not repeated."""
 WAKE_DEPTH = 0.02
 """A sleeping body wakes when a contact penetrates it deeper than this (m) ..."""
 WAKE_SPEED = 0.5
@@ -128,17 +137,33 @@ def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny
 @njit(cache=True)
 def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
              depth, px, py, pz, first, dt, node_row, body_start, body_count):
-    """Record, wake and project one contact whose COEF slots are already set."""
-    if pair_f[q, DEPTH] == 0.0 and first:
-        speed, energy = _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q,
-                                nx, ny, nz, dt)
-        if pair_f[q, ENERGY] == 0.0:
-            pair_f[q, ENERGY] = energy
-        if depth > WAKE_DEPTH or speed > WAKE_SPEED:
-            for side in range(2):
-                i = pair_i[q, 4 * side]
-                if flags[i] & ASLEEP:
-                    wake_body(node_row[i], flags, w, inv_mass, body_start, body_count)
+    """Record, wake and project one contact whose COEF slots are already set.
+
+    The first push of a pair in a tick measures how far the pair approached along ``n`` this
+    tick; in all, the tick's pushes may undo that approach plus the world's depenetration
+    allowance (``prepare_pairs``), no more, so
+    a deep overlap (a limb through a falling 16-ton weight, bodies spawned inside each other)
+    comes apart over a few ticks instead of launching anything.
+    """
+    if pair_f[q, DEPTH] == 0.0:
+        ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
+        bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+        approach = max(0.0, -((ax - bx) * nx + (ay - by) * ny + (az - bz) * nz))
+        if node_row[pair_i[q, 0]] == node_row[pair_i[q, 4]]:
+            # Self-collision: limbs squeezed together (a body crushed under a weight) must
+            # not feed each other's motion back as ever larger pushes.
+            approach = min(approach, SELF_APPROACH)
+        pair_f[q, ALLOWED] += approach
+        if first:
+            speed, energy = _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f,
+                                    q, nx, ny, nz, dt)
+            if pair_f[q, ENERGY] == 0.0:
+                pair_f[q, ENERGY] = energy
+            if depth > WAKE_DEPTH or speed > WAKE_SPEED:
+                for side in range(2):
+                    i = pair_i[q, 4 * side]
+                    if flags[i] & ASLEEP:
+                        wake_body(node_row[i], flags, w, inv_mass, body_start, body_count)
     if depth > pair_f[q, DEPTH]:
         pair_f[q, DEPTH] = depth
         pair_f[q, POINT] = px
@@ -147,8 +172,13 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
         pair_f[q, NORMAL] = nx
         pair_f[q, NORMAL + 1] = ny
         pair_f[q, NORMAL + 2] = nz
+    push = min(depth, pair_f[q, ALLOWED] - pair_f[q, PUSH])
+    if push <= 0.0:
+        return 0.0
     pair_f[q, PUSH] += push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
-                                  depth)
+                                  push)
+    hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
+    return push
 
 
 @njit(cache=True)
@@ -177,7 +207,7 @@ def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
     if first:
         pair_f[q, GAP] = gap
     if gap >= 0.0:
-        return
+        return 0.0
     if d > 1e-9:
         nx = dx / d
         ny = dy / d
@@ -192,9 +222,9 @@ def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
     set_capsule_coefs(s, pair_f, q, COEF_A)
     set_capsule_coefs(t, pair_f, q, COEF_B)
     mid = 0.5 * (rb - ra + d)
-    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, -gap,
-             qx + nx * mid, qy + ny * mid, qz + nz * mid, first, dt, node_row, body_start,
-             body_count)
+    return _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny,
+                    nz, -gap, qx + nx * mid, qy + ny * mid, qz + nz * mid, first, dt, node_row,
+                    body_start, body_count)
 
 
 @njit(cache=True)
@@ -206,113 +236,130 @@ def _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_ra
     box_frame(pos, vol_nodes, vol_coef, vb, box_c, box_u, box_h)
     a0 = vol_nodes[vc, 0]
     a1 = vol_nodes[vc, 1]
+    r = vol_radius[vc]
+    # The capsule's motion relative to the box this tick: when it exceeds the radius, a deep
+    # overlap is undone through the face it entered by.
+    hx = 0.0
+    hy = 0.0
+    hz = 0.0
+    for c in range(3):
+        d = 0.5 * (pos[a0, c] - prev[a0, c] + pos[a1, c] - prev[a1, c])
+        for k in range(4):
+            i = vol_nodes[vb, k]
+            d -= 0.25 * (pos[i, c] - prev[i, c])
+        if c == 0:
+            hx = d
+        elif c == 1:
+            hy = d
+        else:
+            hz = d
+    if hx * hx + hy * hy + hz * hz <= r * r:
+        hx = hy = hz = 0.0
     dist, t, lx, ly, lz, nx, ny, nz = segment_box(
         pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1], pos[a1, 2], box_c, box_u,
-        box_h, vb)
-    r = vol_radius[vc]
+        box_h, vb, hx, hy, hz)
     gap = dist - r
     if first:
         pair_f[q, GAP] = gap
     if gap >= 0.0:
-        return
-    if dist <= 0.0:
-        # The deepest point leaves through a face: its box-side partner is on that face.
-        for i in range(3):
-            along = nx * box_u[vb, i, 0] + ny * box_u[vb, i, 1] + nz * box_u[vb, i, 2]
-            if along > 0.5:
-                if i == 0:
-                    lx = box_h[vb, 0]
-                elif i == 1:
-                    ly = box_h[vb, 1]
-                else:
-                    lz = box_h[vb, 2]
-            elif along < -0.5:
-                if i == 0:
-                    lx = -box_h[vb, 0]
-                elif i == 1:
-                    ly = -box_h[vb, 1]
-                else:
-                    lz = -box_h[vb, 2]
+        return 0.0
     sc = COEF_A if capsule_first else COEF_B
     sb = COEF_B if capsule_first else COEF_A
-    set_capsule_coefs(t, pair_f, q, sc)
-    set_box_coefs(vol_coef, box_h, vb, lx, ly, lz, pair_f, q, sb)
+    if dist <= 0.0:
+        # The capsule's core is inside the box: part them by translation (both pushed at
+        # their centres), which undoes a deep overlap in one push; turning belongs to
+        # contacts at the surface.
+        set_capsule_coefs(0.5, pair_f, q, sc)
+        set_box_coefs(vol_coef, box_h, vb, 0.0, 0.0, 0.0, pair_f, q, sb)
+    else:
+        set_capsule_coefs(t, pair_f, q, sc)
+        set_box_coefs(vol_coef, box_h, vb, lx, ly, lz, pair_f, q, sb)
     px = box_c[vb, 0] + lx * box_u[vb, 0, 0] + ly * box_u[vb, 1, 0] + lz * box_u[vb, 2, 0]
     py = box_c[vb, 1] + lx * box_u[vb, 0, 1] + ly * box_u[vb, 1, 1] + lz * box_u[vb, 2, 1]
     pz = box_c[vb, 2] + lx * box_u[vb, 0, 2] + ly * box_u[vb, 1, 2] + lz * box_u[vb, 2, 2]
     sign = 1.0 if capsule_first else -1.0
-    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
+    return _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
              sign * ny, sign * nz, -gap, px, py, pz, first, dt, node_row, body_start,
              body_count)
 
 
 @njit(cache=True)
-def _box_vertices_in(pos, vol_nodes, vol_coef, vs, vt, s_first, box_c, box_u, box_h, pair_f, q,
-                     nx, ny, nz, acc):
-    """Accumulate the vertices of box ``vs`` inside box ``vt`` as one contact along ``n``
-    (unit, from ``vt`` toward ``vs``): coefficients and point weighted by each vertex's depth
-    into the COEF slots and ``acc`` = (sum d, sum d^2, point sum x, y, z)."""
-    top = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
-           + box_projection_radius(box_u, box_h, vt, nx, ny, nz))
+def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs, vt,
+                     s_first, box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt,
+                     node_row, body_start, body_count, acc):
+    """Push each vertex of box ``vs`` that lies inside box ``vt`` out along ``n`` (unit, from
+    ``vt`` toward ``vs``), one after the other, both boxes responding as rigid frames.
+
+    Sequential pushes at the corners of the overlap find the support forces of a resting box
+    by themselves (a box across an edge rests on its two inside corners and the edge). ``acc``
+    collects the depth-weighted coefficients of both sides (slots 0-7) and the total depth
+    (slot 8); returns the deepest push."""
+    deepest = 0.0
+    ss = COEF_A if s_first else COEF_B
+    st = COEF_B if s_first else COEF_A
+    sign = 1.0 if s_first else -1.0
     for corner in range(8):
+        box_frame(pos, vol_nodes, vol_coef, vs, box_c, box_u, box_h)
+        box_frame(pos, vol_nodes, vol_coef, vt, box_c, box_u, box_h)
         sx = box_h[vs, 0] if corner & 1 else -box_h[vs, 0]
         sy = box_h[vs, 1] if corner & 2 else -box_h[vs, 1]
         sz = box_h[vs, 2] if corner & 4 else -box_h[vs, 2]
-        px = box_c[vs, 0] + sx * box_u[vs, 0, 0] + sy * box_u[vs, 1, 0] + sz * box_u[vs, 2, 0]
-        py = box_c[vs, 1] + sx * box_u[vs, 0, 1] + sy * box_u[vs, 1, 1] + sz * box_u[vs, 2, 1]
-        pz = box_c[vs, 2] + sx * box_u[vs, 0, 2] + sy * box_u[vs, 1, 2] + sz * box_u[vs, 2, 2]
+        px, py, pz = _corner(box_c, box_u, box_h, vs, corner)
         inside, lx, ly, lz = point_in_box(box_c, box_u, box_h, vt, px, py, pz, 0.0)
         if not inside:
             continue
+        top = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
+               + box_projection_radius(box_u, box_h, vt, nx, ny, nz))
         d = top - (px * nx + py * ny + pz * nz)
         if d <= 0.0:
             continue
-        ss = COEF_A if s_first else COEF_B
-        st = COEF_B if s_first else COEF_A
+        set_box_coefs(vol_coef, box_h, vs, sx, sy, sz, pair_f, q, ss)
+        set_box_coefs(vol_coef, box_h, vt, lx, ly, lz, pair_f, q, st)
         for k in range(4):
-            pair_f[q, ss + k] += d * box_coef(vol_coef, box_h, vs, sx, sy, sz, k)
-            pair_f[q, st + k] += d * box_coef(vol_coef, box_h, vt, lx, ly, lz, k)
-        acc[0] += d
-        acc[1] += d * d
-        acc[2] += d * px
-        acc[3] += d * py
-        acc[4] += d * pz
+            acc[k] += d * pair_f[q, COEF_A + k]
+            acc[4 + k] += d * pair_f[q, COEF_B + k]
+        acc[8] += d
+        _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
+                 sign * ny, sign * nz, d, px, py, pz, first, dt, node_row, body_start,
+                 body_count)
+        deepest = max(deepest, d)
+    return deepest
 
 
 @njit(cache=True)
 def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb, box_c,
              box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
-    """Boxes by the separating-axis test, then by vertices, else by the crossing edges.
-
-    The vertices of each box inside the other make one contact along the separating axis at
-    their depth-weighted centroid, with the depth-weighted mean depth: a box landing flat is
-    lifted flat, one landing on a corner is lifted at that corner (and turns).
-    """
+    """Boxes by the separating-axis test, then by vertices (each vertex of one box inside the
+    other is pushed out along the separating axis), else by the crossing edges. Friction then
+    acts at the depth-weighted centre of the vertex contacts."""
     box_frame(pos, vol_nodes, vol_coef, va, box_c, box_u, box_h)
     box_frame(pos, vol_nodes, vol_coef, vb, box_c, box_u, box_h)
     overlap, nx, ny, nz, kind, ei, ej = box_separating_axis(box_c, box_u, box_h, va, vb)
     if first:
         pair_f[q, GAP] = -overlap
     if overlap <= 0.0:
-        return
-    for k in range(4):
-        pair_f[q, COEF_A + k] = 0.0
-        pair_f[q, COEF_B + k] = 0.0
-    acc = np.zeros(5)
-    _box_vertices_in(pos, vol_nodes, vol_coef, va, vb, True, box_c, box_u, box_h, pair_f, q,
-                     nx, ny, nz, acc)
-    _box_vertices_in(pos, vol_nodes, vol_coef, vb, va, False, box_c, box_u, box_h, pair_f, q,
-                     -nx, -ny, -nz, acc)
-    if acc[0] > 0.0:
+        return 0.0
+    acc = np.zeros(9)
+    deepest = _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                               vol_coef, va, vb, True, box_c, box_u, box_h, pair_i, pair_f, q,
+                               nx, ny, nz, first, dt, node_row, body_start, body_count, acc)
+    deepest = max(deepest, _box_vertices_in(
+        pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vb, va, False, box_c,
+        box_u, box_h, pair_i, pair_f, q, -nx, -ny, -nz, first, dt, node_row, body_start,
+        body_count, acc))
+    if acc[8] > 0.0:
         for k in range(4):
-            pair_f[q, COEF_A + k] /= acc[0]
-            pair_f[q, COEF_B + k] /= acc[0]
-        _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
-                 acc[1] / acc[0], acc[2] / acc[0], acc[3] / acc[0], acc[4] / acc[0], first, dt,
-                 node_row, body_start, body_count)
-        return
+            pair_f[q, COEF_A + k] = acc[k] / acc[8]
+            pair_f[q, COEF_B + k] = acc[4 + k] / acc[8]
+        return deepest
     if kind != 2:
-        return
+        # Crossed through each other with no vertex inside: part them at their centres.
+        set_box_coefs(vol_coef, box_h, va, 0.0, 0.0, 0.0, pair_f, q, COEF_A)
+        set_box_coefs(vol_coef, box_h, vb, 0.0, 0.0, 0.0, pair_f, q, COEF_B)
+        return _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny,
+                        nz, overlap, 0.5 * (box_c[va, 0] + box_c[vb, 0]),
+                        0.5 * (box_c[va, 1] + box_c[vb, 1]), 0.5 * (box_c[va, 2] + box_c[vb, 2]),
+                        first, dt, node_row, body_start, body_count)
     # Edge against edge: the edge of each box lying deepest toward the other.
     la = [0.0, 0.0, 0.0]
     lb = [0.0, 0.0, 0.0]
@@ -343,14 +390,15 @@ def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, 
     px = 0.5 * (p0[0] + s * (p1[0] - p0[0]) + q0[0] + t * (q1[0] - q0[0]))
     py = 0.5 * (p0[1] + s * (p1[1] - p0[1]) + q0[1] + t * (q1[1] - q0[1]))
     pz = 0.5 * (p0[2] + s * (p1[2] - p0[2]) + q0[2] + t * (q1[2] - q0[2]))
-    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
-             overlap, px, py, pz, first, dt, node_row, body_start, body_count)
+    return _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
+                    overlap, px, py, pz, first, dt, node_row, body_start, body_count)
 
 
 @njit(cache=True)
 def prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
-                  pair_f):
-    """Reset the contact rows of this tick's candidate pairs."""
+                  pair_f, depenetration):
+    """Reset the contact rows of this tick's candidate pairs; ``depenetration`` (m) is how far
+    a pair may be pushed apart in one tick beyond undoing its approach."""
     for q in range(n_pairs):
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
@@ -363,6 +411,7 @@ def prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pa
         pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
         pair_f[q, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
         pair_f[q, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
+        pair_f[q, ALLOWED] = depenetration
 
 
 @njit(cache=True)
@@ -370,30 +419,39 @@ def resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
                   vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i, pair_f,
                   first, dt, node_row, body_start, body_count):
     """One projection sweep over the candidate pairs (pairs found apart by more than
-    ACTIVE_GAP at the first iteration are skipped for the rest of the tick)."""
+    ACTIVE_GAP at the first iteration are skipped for the rest of the tick; pairs of two
+    sleeping bodies are skipped)."""
     for q in range(n_pairs):
         if not first and pair_f[q, GAP] > ACTIVE_GAP:
             continue
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
+        if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
+            continue
         ka = vol_kind[va]
         kb = vol_kind[vb]
-        if ka == CAPSULE and kb == CAPSULE:
-            _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                             vol_radius, va, vb, pair_i, pair_f, q, first, dt, node_row,
-                             body_start, body_count)
-        elif ka == CAPSULE:
-            _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
-                         vol_coef, va, vb, True, box_c, box_u, box_h, pair_i, pair_f, q, first,
-                         dt, node_row, body_start, body_count)
-        elif kb == CAPSULE:
-            _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
-                         vol_coef, vb, va, False, box_c, box_u, box_h, pair_i, pair_f, q, first,
-                         dt, node_row, body_start, body_count)
-        else:
-            _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb,
-                     box_c, box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start,
-                     body_count)
+        for rep in range(REPEATS):
+            once = first and rep == 0
+            if ka == CAPSULE and kb == CAPSULE:
+                depth = _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                         vol_radius, va, vb, pair_i, pair_f, q, once, dt,
+                                         node_row, body_start, body_count)
+            elif ka == CAPSULE:
+                depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                     vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h,
+                                     pair_i, pair_f, q, once, dt, node_row, body_start,
+                                     body_count)
+            elif kb == CAPSULE:
+                depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                     vol_radius, vol_coef, vb, va, False, box_c, box_u, box_h,
+                                     pair_i, pair_f, q, once, dt, node_row, body_start,
+                                     body_count)
+            else:
+                depth = _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                 vol_coef, va, vb, box_c, box_u, box_h, pair_i, pair_f, q, once,
+                                 dt, node_row, body_start, body_count)
+            if depth <= REPEAT_DEPTH:
+                break
 
 
 @njit(cache=True)
@@ -507,13 +565,14 @@ def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, p
 
 @njit(cache=True)
 def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
-                  box_h, pair_vol, n_pairs, pair_f, dt):
+                  box_h, pair_vol, n_pairs):
     """Keep fast spheres from passing through thin volumes (continuous collision).
 
     A sphere that moved more than its radius this tick is swept from its previous position by
-    conservative advancement against each candidate volume; at the first time of impact it is
-    put back on the surface and loses its velocity into it (people and balls here do not
-    bounce; Horswill VI.D). The impact energy is recorded for the pair.
+    conservative advancement against each candidate volume. At the first time of impact it is
+    put back on the path, at most half its radius past the surface, so that the contact is
+    still seen, and resolved with its impact energy and momentum exchange, by the ordinary
+    projection of this tick.
     """
     for q in range(n_pairs):
         for side in range(2):
@@ -533,30 +592,20 @@ def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef
                 box_frame(pos, vol_nodes, vol_coef, vo, box_c, box_u, box_h)
             t = 0.0
             hit = False
-            nx = 0.0
-            ny = 1.0
-            nz = 0.0
             for _ in range(32):
-                g, nx, ny, nz = _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u,
-                                             box_h, vo, prev[i, 0] + t * dx, prev[i, 1] + t * dy,
-                                             prev[i, 2] + t * dz)
+                g, _, _, _ = _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u,
+                                          box_h, vo, prev[i, 0] + t * dx, prev[i, 1] + t * dy,
+                                          prev[i, 2] + t * dz)
                 g -= r
                 if g < 1e-4:
-                    hit = t > 0.0 or g > -r
+                    hit = g > -r  # a sphere that started inside is the discrete test's job
                     break
                 t += g / dl
                 if t >= 1.0:
                     break
-            if not hit or t >= 1.0:
+            if not hit:
                 continue
-            vn = dx * nx + dy * ny + dz * nz
-            if vn >= 0.0:
-                continue
-            speed = -vn / dt
-            pair_f[q, ENERGY] = max(pair_f[q, ENERGY], 0.5 * speed * speed / inv_mass[i])
+            t = min(1.0, t + 0.5 * r / dl)
             pos[i, 0] = prev[i, 0] + t * dx
             pos[i, 1] = prev[i, 1] + t * dy
             pos[i, 2] = prev[i, 2] + t * dz
-            prev[i, 0] = pos[i, 0] - (dx - vn * nx)
-            prev[i, 1] = pos[i, 1] - (dy - vn * ny)
-            prev[i, 2] = pos[i, 2] - (dz - vn * nz)

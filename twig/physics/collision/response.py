@@ -47,7 +47,9 @@ RIGID_A = 21
 """1 if the first volume is a box moved as a rigid frame (:mod:`.rigid`), 0 for the affine rule."""
 RIGID_B = 22
 """The same for the second volume."""
-PAIR_SLOTS = 23
+ALLOWED = 23
+"""Total normal push (m) the pair may receive this tick (see ``narrow._contact``)."""
+PAIR_SLOTS = 24
 
 
 @njit(cache=True)
@@ -165,13 +167,36 @@ def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
 
 
 @njit(cache=True)
-def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs):
-    """Jakobsen friction between bodies, once per tick after the relaxation.
+def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz):
+    """Static friction inside the relaxation (Mueller et al. 2020, extended PBD): if the two
+    contact points slid against each other this tick by less than ``mu`` times the normal
+    separation applied so far, undo the slide. Pushing a box's corner up turns the box, which
+    moves its other corners sideways; without this a resting box creeps off its support."""
+    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
+    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+    vx = ax - bx
+    vy = ay - by
+    vz = az - bz
+    vn = vx * nx + vy * ny + vz * nz
+    tx = vx - vn * nx
+    ty = vy - vn * ny
+    tz = vz - vn * nz
+    tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+    if tl <= 1e-15 or tl > pair_f[q, MU] * pair_f[q, PUSH]:
+        return
+    push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl, -tz / tl, tl)
 
-    As on the ground (see :func:`twig.physics.tick.apply_friction`): the contact points'
-    relative tangential displacement this tick is shortened by ``mu * push``, never reversed,
-    where ``push`` is the normal separation the contact needed; the shortening is shared by the
-    two sides with the same affine weighting as the normal response.
+
+@njit(cache=True)
+def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs):
+    """After the relaxation, once per tick: no bounce, then sliding (Jakobsen) friction.
+
+    A projection that pushes volumes apart by ``d`` also gives them the separating velocity
+    ``d / dt`` in Verlet; deep contacts (a falling weight) would pop apart. People do not
+    bounce (Horswill VI.D), so the separating normal velocity, up to what the pushes created,
+    is removed by moving the previous positions (velocities change, positions do not). Then
+    the contact points' relative tangential displacement this tick is shortened by
+    ``mu * push``, never reversed, shared by the two sides with the normal response's weights.
     """
     for q in range(n_pairs):
         push = pair_f[q, PUSH]
@@ -186,6 +211,10 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs
         vy = ay - by
         vz = az - bz
         vn = vx * nx + vy * ny + vz * nz
+        if vn > 0.0:
+            # Moving prev by +n on the first side slows its separation along n.
+            push_apart(prev, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
+                       min(vn, push))
         tx = vx - vn * nx
         ty = vy - vn * ny
         tz = vz - vn * nz

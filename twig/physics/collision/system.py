@@ -59,7 +59,10 @@ class CollisionMixin:
     Settings (attributes, change them any time): ``sleeping`` (bool, default True),
     ``sleep_speed`` (m/s, default 0.03), ``sleep_seconds`` (default 1.0), ``touch_memory``
     (seconds of contacts kept for :meth:`touched`, default 2.0), ``broad_margin`` (m, default
-    0.05) and ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3).
+    0.05), ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3) and
+    ``max_depenetration_speed`` (m/s, default 1.2: overlapping volumes are pushed apart at most
+    this much faster than they came together, so deep overlaps part gently instead of
+    exploding; ``math.inf`` resolves any overlap in one tick).
     """
 
     def _init_collision(self) -> None:
@@ -71,6 +74,7 @@ class CollisionMixin:
         self.touch_memory = 2.0
         self.broad_margin = 0.05
         self.broad_lookahead = 3.0
+        self.max_depenetration_speed = 1.2
         self.contacts = _no_contacts(self.tick)
         self.pain_events: deque[PainEvent] = deque(maxlen=1000)
         self._touches: deque[Contacts] = deque()
@@ -361,8 +365,12 @@ class CollisionMixin:
 
     def _sense(self, n_pairs: int) -> None:
         """Contacts of the tick just run, tactile memory and pain (Horswill VI.E)."""
-        contacts = gather_contacts(self.tick, self._pair_vol[:n_pairs], self._pair_f[:n_pairs],
-                                   self.volumes["id"], self.volumes["body"])
+        if n_pairs:
+            contacts = gather_contacts(self.tick, self._pair_vol[:n_pairs],
+                                       self._pair_f[:n_pairs], self.volumes["id"],
+                                       self.volumes["body"])
+        else:
+            contacts = _no_contacts(self.tick)
         self.contacts = contacts
         self._touches.append(contacts)
         keep = round(self.touch_memory / self.dt) + 1
@@ -370,7 +378,8 @@ class CollisionMixin:
             self._touches.popleft()
         state = self.body_state
         pain = state["pain"]
-        pain *= 0.5 ** (self.dt / state["pain_half_life"])
+        if pain.any():
+            pain *= 0.5 ** (self.dt / state["pain_half_life"])
         if not len(contacts):
             return
         ids = state["id"]
@@ -387,7 +396,12 @@ class CollisionMixin:
                     float(pain[row]), tuple(contacts.point[k].tolist())))
 
 
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+_EMPTY_3 = np.zeros((0, 3))
+_EMPTY_F = np.zeros(0)
+
+
 def _no_contacts(tick: int) -> Contacts:
-    empty_i = np.zeros(0, dtype=np.int64)
-    return Contacts(tick, empty_i, empty_i, empty_i, empty_i, np.zeros((0, 3)),
-                    np.zeros((0, 3)), np.zeros(0), np.zeros(0))
+    """An empty tick (the shared empty arrays are never written)."""
+    return Contacts(tick, _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_3, _EMPTY_3, _EMPTY_F,
+                    _EMPTY_F)

@@ -1,0 +1,205 @@
+"""Collision scenarios as a viewer would judge them, plus the broad phase, filters and errors."""
+
+import numpy as np
+import pytest
+
+import twig
+from twig.errors import PhysicsError
+
+
+def test_fast_ball_does_not_pass_through_thin_box():
+    world = twig.World(ground=False, gravity=(0, 0, 0))
+    world.add_static_box("wall", (2.0, 0.0, 0.0), (0.025, 1.0, 1.0))
+    ball = world.add_ball("ball", (0.0, 0.0, 0.0), velocity=(20.0, 0.0, 0.0))
+    world.run(seconds=0.5)
+    assert ball.positions[0, 0] < 2.0 - 0.025
+    assert world.touched(ball, within=0.5) == {"wall": pytest.approx(0.3, abs=0.2)}
+
+
+def test_two_stacked_boxes_come_to_rest_stacked():
+    world = twig.World()
+    low = world.add_block("low", (0.0, 0.25, 0.0))
+    high = world.add_block("high", (0.08, 0.8, 0.05))
+    world.run(seconds=4.0)
+    c_low = low.positions.mean(axis=0)
+    c_high = high.positions.mean(axis=0)
+    assert c_low[1] == pytest.approx(0.25, abs=0.01)
+    assert c_high[1] == pytest.approx(0.75, abs=0.015)
+    assert np.linalg.norm((c_high - c_low)[[0, 2]]) < 0.15
+    assert np.abs(high.velocity).max() < 0.05
+
+
+def test_tetrahedron_resting_on_a_box_stays_put():
+    world = twig.World()
+    world.add_block("table", (0.0, 0.3, 0.0), size=(1.0, 0.6, 1.0), mass=30.0)
+    tetra = world.add_tetrahedron("tetra", (0.0, 1.0, 0.0), tilt=0.0)
+    world.run(seconds=3.0)
+    settled = tetra.positions.copy()
+    assert settled[:, 1].min() > 0.6
+    world.run(seconds=2.0)
+    assert np.abs(tetra.positions - settled).max() < 0.01
+
+
+def test_heavy_body_hurts_light_one_and_slow_touch_does_not():
+    world = twig.World()
+    kid = world.add_humanoid("kid", (0.0, 0.0, 0.0), height=1.1)
+    world.lock_nodes(kid.nodes)  # stands still for the test
+    world.add_block("crate", (0.0, 4.0, 0.0), size=(0.4, 0.4, 0.4), mass=60.0)
+    world.run(seconds=1.0)
+    assert world.pain(kid) > 10.0
+    assert any(e.body == "kid" and e.source == "crate" for e in world.pain_events)
+
+    world = twig.World()
+    kid = world.add_humanoid("kid", (0.0, 0.0, 0.0), height=1.1)
+    world.lock_nodes(kid.nodes)
+    ball = world.add_ball("ball", (-0.6, 0.75, 0.0))
+    world.move_to(ball.nodes.start, (0.0, 0.75, 0.0), seconds=2.4)  # 0.25 m/s into the chest
+    world.run(seconds=2.0)
+    assert "ball" in world.touched(kid, within=2.0)
+    assert world.pain(kid) == 0.0
+
+
+def test_pain_decays_with_its_half_life():
+    world = twig.World()
+    kid = world.add_humanoid("kid", (0.0, 0.0, 0.0), height=1.1)
+    world.lock_nodes(kid.nodes)
+    world.set_pain(kid, half_life=0.5)
+    crate = world.add_block("crate", (0.0, 4.0, 0.0), size=(0.4, 0.4, 0.4), mass=60.0)
+    world.run(seconds=0.9)
+    world.remove_body(crate)
+    world.step()
+    before = world.pain(kid)
+    assert before > 0
+    world.run(seconds=0.5)
+    assert world.pain(kid) == pytest.approx(before / 2, rel=1e-6)
+
+
+def test_weight_scene_figure_ends_under_the_weight():
+    world = twig.load_scene("weight")
+    world.run(seconds=world.scene.seconds)
+    victim = world.body("victim").positions
+    weight = world.body("weight")
+    frame = world.volumes["coef"][world.volumes["body"] == weight.id][0]
+    nodes = weight.positions
+    centre = frame[0] @ nodes
+    half = np.linalg.norm(frame[1:] @ nodes, axis=1)
+    assert victim[:, 1].min() >= 0.0
+    under = (np.abs(victim[:, 0] - centre[0]) < half[0]) & (np.abs(victim[:, 2] - centre[2])
+                                                              < half[2])
+    assert under.sum() >= 4
+    # Squashed under it: every part in the weight's footprint is below the weight's middle,
+    # and the weight rests on the figure, not on the ground.
+    assert victim[under, 1].max() < centre[1]
+    assert centre[1] - half[1] > 0.05
+    assert world.pain(world.body("victim")) > 0
+
+
+def test_resting_bodies_sleep_and_wake_on_impact():
+    world = twig.World()
+    block = world.add_block("block", (0.0, 0.25, 0.0))
+    world.run(seconds=2.5)
+    assert world.is_asleep(block)
+    rest = block.positions.copy()
+    world.run(seconds=1.0)
+    assert np.array_equal(block.positions, rest)  # asleep: not a tremor
+    world.add_ball("ball", (-2.0, 0.6, 0.0), velocity=(8.0, 0.0, 0.0), mass=2.0)
+    world.run(seconds=0.5)
+    assert np.abs(block.positions - rest).max() > 0.005  # woken and knocked
+
+
+def test_sleeping_looks_the_same_as_staying_awake():
+    ends = []
+    for sleeping in (True, False):
+        world = twig.World()
+        world.sleeping = sleeping
+        world.add_block("a", (0.0, 0.25, 0.0))
+        world.add_block("b", (0.05, 0.9, 0.0), yaw=0.4)
+        world.run(seconds=4.0)
+        ends.append(world.node_pos.copy())
+    assert np.abs(ends[0] - ends[1]).max() < 0.01
+
+
+def test_a_command_wakes_a_sleeping_body():
+    world = twig.World()
+    block = world.add_block("block", (0.0, 0.25, 0.0))
+    world.run(seconds=2.5)
+    assert world.is_asleep(block)
+    world.set_velocity(block.nodes, (1.0, 0.0, 0.0))
+    world.step()
+    assert not world.is_asleep(block)
+
+
+def test_snapshot_restore_repeats_collisions_bit_for_bit():
+    world = twig.load_scene("weight")
+    world.run(seconds=0.5)
+    snap = world.snapshot()
+    world.run(seconds=1.0)
+    first = world.state_hash()
+    world.restore(snap)
+    world.run(seconds=1.0)
+    assert world.state_hash() == first
+
+
+def test_broad_phase_lists_every_touching_pair_without_testing_all():
+    world = twig.World(ground=False, gravity=(0, 0, 0))
+    world.sleeping = False
+    rng = np.random.default_rng(3)
+    centres = rng.uniform(0, 12, (300, 3)) * (1, 0.1, 1)
+    for k, c in enumerate(centres):
+        world.add_ball(f"b{k}", c, radius=0.3)
+    n = world._broad_phase(world._collision_arrays())
+    listed = {tuple(p) for p in world._pair_vol[:n].tolist()}
+    d = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    i, j = np.nonzero(np.triu(d < 0.6, 1))
+    assert len(i) > 20
+    assert {(int(a), int(b)) for a, b in zip(i, j, strict=True)} <= listed
+    assert world.broad_stats[1] < 300 * 299 / 2 / 5  # far fewer body tests than all pairs
+
+
+def test_groups_masks_adjacency_and_passive_volumes():
+    world = twig.World(ground=False, gravity=(0, 0, 0))
+    a = world.add_ball("a", (0, 0, 0), radius=0.2)
+    b = world.add_ball("b", (0.3, 0, 0), radius=0.2)
+    world.set_collision(a, group=2, mask=2)
+    world.step()
+    assert len(world.contacts) == 0  # b's group 1 is not in a's mask
+    world.set_collision(a, group=1, mask=0xFFFFFFFF, passive=True)
+    start = a.positions.copy()
+    world.step()
+    assert len(world.contacts) == 1
+    world.step(10)  # spawned overlapping: parted at most max_depenetration_speed
+    assert np.array_equal(a.positions, start)  # passive: pushes, is not pushed
+    assert b.positions[0, 0] >= 0.4 - 1e-9
+    # A rope's neighbouring links share a node and never collide with each other.
+    world = twig.World()
+    world.add_rope("rope", (0, 1, 0), segments=6)
+    world.step()
+    assert len(world.contacts) == 0
+
+
+def test_self_collision_keeps_a_rag_dolls_shins_apart():
+    world = twig.World()
+    doll = world.add_humanoid("doll", (0.0, 0.6, 0.0))
+    for _ in range(150):
+        world.step()
+        p = doll.positions
+        names = doll.node_names
+        lk, lf = p[names.index("l_knee")], p[names.index("l_foot")]
+        rk, rf = p[names.index("r_knee")], p[names.index("r_foot")]
+        t = np.linspace(0, 1, 20)[:, None]
+        d = np.linalg.norm((lk + t * (lf - lk))[:, None] - (rk + t * (rf - rk))[None], axis=2)
+        assert d.min() > 0.09  # shin capsules of 5 cm never interpenetrate by more than 1 cm
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda w, b: w.add_capsule(b.nodes.start, b.nodes.start + 1, 0.0), "positive"),
+    (lambda w, b: w.add_box([0, 1, 2, 3], (0, 0, 0), (1, 1, 1)), "coplanar"),
+    (lambda w, b: w.add_sphere(0, 0.1, group=2 ** 40), "32-bit mask"),
+    (lambda w, b: w.add_box([0, 1, 2, 2], (0, 0, 0), (1, 1, 1)), "4 different"),
+])
+def test_bad_volumes_are_refused_and_nothing_is_added(call, message):
+    world = twig.World()
+    body = world.add_body("flat", "test", [[0, 0, 0], [1, 0, 0], [0, 0, 1], [1, 0, 1]])
+    with pytest.raises(PhysicsError, match=message):
+        call(world, body)
+    assert len(world.volumes) == 0
