@@ -35,6 +35,7 @@ from twig.bench.peers import (
     available_peers,
     mean_link_error,
 )
+from twig.bench.pile import run_piles
 from twig.world import World
 
 TARGET_SECONDS = 0.4
@@ -193,4 +194,5 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
         console.print(f"[dim]{note}[/]")
     console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache, "
                   f"{cached:.2f} s with the cache warm")
+    run_piles(quick, console)
     return 0

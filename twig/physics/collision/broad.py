@@ -135,7 +135,7 @@ def _bodies_close(blo, bhi, a, b):
 def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
                linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead, force,
-               pair_vol, stats):
+               use_grid, pair_vol, stats):
     """Candidate volume pairs for this tick, reusing the last list while it is valid.
 
     Parameters
@@ -154,6 +154,9 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         Growth in metres, and in ticks of each volume's current motion.
     force
         Rebuild even if the cached list is still valid (topology changed).
+    use_grid
+        Find body pairs with the grid; False tests every pair of bodies (the N^2 reference the
+        benchmark compares against).
     pair_vol : (P, 2) int32
         Output; when more than P pairs are found only the count is right and the caller
         must grow the buffer and call again with ``force``.
@@ -220,7 +223,8 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         ix1 = np.full(n_bodies, -1, dtype=np.int64)
         iz0 = np.zeros(n_bodies, dtype=np.int64)
         iz1 = np.full(n_bodies, -1, dtype=np.int64)
-        large = np.zeros(n_bodies, dtype=np.bool_)
+        # Without the grid every body is "large": tested against every other.
+        large = np.full(n_bodies, not use_grid)
         entries = 0
         nz = 1
         for b in range(n_bodies):
@@ -231,7 +235,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             iz0[b] = int((blo[b, 2] - gz0) / cell)
             iz1[b] = int((bhi[b, 2] - gz0) / cell)
             cells = (ix1[b] - ix0[b] + 1) * (iz1[b] - iz0[b] + 1)
-            if cells > LARGE_CELLS:
+            if large[b] or cells > LARGE_CELLS:
                 large[b] = True
                 continue
             entries += cells

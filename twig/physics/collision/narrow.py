@@ -56,8 +56,9 @@ ACTIVE_GAP = 0.01
 SELF_APPROACH = 0.05
 """Most approach (m per tick) a body's contacts with itself may undo in one tick."""
 REPEATS = 8
-"""A pair still penetrating after its projection is projected again, up to this many times
-(the contact point moves as the volumes turn), so one sweep leaves no deep overlap."""
+"""In the first iteration, a pair still penetrating after its projection is projected again,
+up to this many times (the contact point moves as the volumes turn), so one sweep leaves no
+deep overlap; later iterations project each pair once."""
 REPEAT_DEPTH = 1e-3
 """Penetration (m) below which a pair's projection is not repeated."""
 WAKE_DEPTH = 0.02
@@ -110,7 +111,7 @@ def set_box_coefs(vol_coef, box_h, v, lx, ly, lz, pair_f, q, slot):
         pair_f[q, slot + k] = box_coef(vol_coef, box_h, v, lx, ly, lz, k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_capsule_coefs(t, pair_f, q, slot):
     pair_f[q, slot] = 1.0 - t
     pair_f[q, slot + 1] = t
@@ -181,7 +182,7 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
     return push
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius, va,
                      vb, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
     a0 = vol_nodes[va, 0]
@@ -430,7 +431,7 @@ def resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
             continue
         ka = vol_kind[va]
         kb = vol_kind[vb]
-        for rep in range(REPEATS):
+        for rep in range(REPEATS if first else 1):
             once = first and rep == 0
             if ka == CAPSULE and kb == CAPSULE:
                 depth = _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,

@@ -59,7 +59,9 @@ class CollisionMixin:
     Settings (attributes, change them any time): ``sleeping`` (bool, default True),
     ``sleep_speed`` (m/s, default 0.03), ``sleep_seconds`` (default 1.0), ``touch_memory``
     (seconds of contacts kept for :meth:`touched`, default 2.0), ``broad_margin`` (m, default
-    0.05), ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3) and
+    0.05), ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3; 0 with a
+    margin of ``ACTIVE_GAP`` rebuilds it nearly every tick), ``broad_grid`` (True; False tests
+    every pair of bodies) and
     ``max_depenetration_speed`` (m/s, default 1.2: overlapping volumes are pushed apart at most
     this much faster than they came together, so deep overlaps part gently instead of
     exploding; ``math.inf`` resolves any overlap in one tick).
@@ -74,6 +76,7 @@ class CollisionMixin:
         self.touch_memory = 2.0
         self.broad_margin = 0.05
         self.broad_lookahead = 3.0
+        self.broad_grid = True
         self.max_depenetration_speed = 1.2
         self.contacts = _no_contacts(self.tick)
         self.pain_events: deque[PainEvent] = deque(maxlen=1000)
@@ -351,7 +354,7 @@ class CollisionMixin:
                            col["body_vols"], col["body_vol_start"], col["self_pairs"],
                            col["linked_keys"], col["linked_bodies"], col["build_lo"],
                            col["build_hi"], self.broad_margin, self.broad_lookahead, force,
-                           self._pair_vol, self.broad_stats)
+                           self.broad_grid, self._pair_vol, self.broad_stats)
             if n <= len(self._pair_vol):
                 break
             self._pair_vol = np.zeros((2 * n, 2), dtype=np.int32)

@@ -1,0 +1,27 @@
+"""The pile benchmark builds a sane pile and reports what it measures."""
+
+import numpy as np
+
+from twig.bench.pile import pile_world, run_pile
+
+
+def test_pile_world_drops_dolls_inside_a_four_walled_pen():
+    world = pile_world(40)
+    assert len(world.bodies) == 40
+    assert len(world.planes) == 5  # the ground and four walls
+    world.run(seconds=2.0)
+    # Every doll stays in the pen and above the ground.
+    assert world.node_pos[:, 1].min() >= 0.0
+    walls = world.planes["offset"][1:]
+    assert np.abs(world.node_pos[:, [0, 2]]).max() <= abs(walls).max() + 1e-6
+
+
+def test_run_pile_counts_tests_candidates_and_contacts():
+    fast = run_pile(10, True, seconds=1.0)
+    ref = run_pile(10, False, seconds=1.0)
+    for run in (fast, ref):
+        assert run.fall_ms > 0 and run.settled_ms > 0
+        assert run.tests > 0  # counted on the ticks that rebuild the pair list
+        assert run.candidates >= run.contacts > 0
+    assert ref.rebuilds > 0.9  # the reference rebuilds its pair list every tick
+    assert fast.rebuilds < 1.0
