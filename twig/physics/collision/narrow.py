@@ -111,7 +111,7 @@ def set_box_coefs(vol_coef, box_h, v, lx, ly, lz, pair_f, q, slot):
         pair_f[q, slot + k] = box_coef(vol_coef, box_h, v, lx, ly, lz, k)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def set_capsule_coefs(t, pair_f, q, slot):
     pair_f[q, slot] = 1.0 - t
     pair_f[q, slot + 1] = t
@@ -182,7 +182,7 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
     return push
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius, va,
                      vb, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
     a0 = vol_nodes[va, 0]

@@ -52,7 +52,7 @@ ALLOWED = 23
 PAIR_SLOTS = 24
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def side_weight(w, flags, ground_normal, k, sx, sy, sz):
     """Inverse mass node ``k`` lends to a contact that pushes it along ``s``.
 
@@ -66,7 +66,7 @@ def side_weight(w, flags, ground_normal, k, sx, sy, sz):
     return w[k]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def contact_point(pos, pair_i, pair_f, q, side):
     """World position of side ``side`` (0 or 1) of contact row ``q``: ``sum_k c_k x_k``."""
     px = 0.0
@@ -81,7 +81,7 @@ def contact_point(pos, pair_i, pair_f, q, side):
     return px, py, pz
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
                       shock):
     """Generalised inverse mass of one side of contact row ``q`` for a push along ``n``:
@@ -109,7 +109,7 @@ def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx,
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz, lam):
     """Move side ``side`` of contact row ``q`` by the impulse ``lam`` along ``n``."""
     if pair_f[q, MOVE_A + side] == 0.0:
@@ -151,7 +151,7 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
     return depth
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
     """Displacement this tick (metres) of the contact point of side ``offset`` (0 or 4)."""
     vx = 0.0
