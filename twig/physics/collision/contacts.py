@@ -47,14 +47,15 @@ class Contacts:
 
 def gather_contacts(tick: int, pair_vol: np.ndarray, pair_f: np.ndarray, vol_id: np.ndarray,
                     vol_body: np.ndarray) -> Contacts:
-    """The candidate pairs that touched (resolved a penetration or were hit by a sweep)."""
-    hit = np.flatnonzero((pair_f[:, DEPTH] > 0.0) | (pair_f[:, ENERGY] > 0.0))
+    """The candidate pairs that touched (resolved a penetration) this tick; the arrays are
+    views of one fresh copy of their rows."""
+    hit = np.flatnonzero(pair_f[:, DEPTH] > 0.0)
     va = pair_vol[hit, 0]
     vb = pair_vol[hit, 1]
     rows = pair_f[hit]
     return Contacts(tick, vol_id[va], vol_id[vb], vol_body[va], vol_body[vb],
-                    rows[:, POINT:POINT + 3].copy(), rows[:, NORMAL:NORMAL + 3].copy(),
-                    rows[:, DEPTH].copy(), rows[:, ENERGY].copy())
+                    rows[:, POINT:POINT + 3], rows[:, NORMAL:NORMAL + 3], rows[:, DEPTH],
+                    rows[:, ENERGY])
 
 
 @dataclass(frozen=True)

@@ -383,20 +383,25 @@ class CollisionMixin:
         pain = state["pain"]
         if pain.any():
             pain *= 0.5 ** (self.dt / state["pain_half_life"])
-        if not len(contacts):
+        if not len(contacts) or contacts.energy.max() <= self._least_threshold:
             return
         ids = state["id"]
         for mine, other in ((contacts.body_a, contacts.body_b),
                             (contacts.body_b, contacts.body_a)):
             rows = np.searchsorted(ids, mine)
-            hurt = np.flatnonzero(contacts.energy > state["pain_threshold"][rows])
-            for k in hurt:
+            for k in np.flatnonzero(contacts.energy > state["pain_threshold"][rows]):
                 row = rows[k]
                 pain[row] += contacts.energy[k]
                 self.pain_events.append(PainEvent(
                     self.time, self._bodies[int(mine[k])].name,
                     self._bodies[int(other[k])].name, float(contacts.energy[k]),
                     float(pain[row]), tuple(contacts.point[k].tolist())))
+
+    @property
+    def _least_threshold(self) -> float:
+        """The lowest pain threshold of any body (inf when nobody feels pain)."""
+        thresholds = self.body_state["pain_threshold"]
+        return float(thresholds.min()) if len(thresholds) else math.inf
 
 
 _EMPTY_I = np.zeros(0, dtype=np.int64)
