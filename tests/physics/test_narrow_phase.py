@@ -203,8 +203,10 @@ def test_box_box(c, yaw, pitch):
     _box(w, "a", (0, 0, 0), (0.2, 0.15, 0.25), 0.0, 0.0)
     _box(w, "b", c, (0.15, 0.1, 0.2), yaw, pitch)
     _, depth0 = _project_once(w)
-    # Box contacts use the depth-weighted mean of the vertices' depths (stable stacking), so
-    # one projection may leave part of a deep tilted overlap; one more tick removes it.
-    assert penetration(w) <= 0.7 * depth0 + 2e-3
-    w.step(4)
+    # Box-box pushes each vertex inside the other box in turn, each turning the box a little,
+    # so one projection may leave (or briefly deepen) part of a deep tilted overlap; the
+    # iterations of one tick remove it.
+    assert penetration(w) <= 1.1 * depth0 + 2e-3
+    w.iterations = 4
+    w.step()
     assert penetration(w) <= 2e-3
