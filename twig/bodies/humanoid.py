@@ -66,8 +66,9 @@ _NODE_MASS_FRACTION = {
 
 
 def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
-                 height: float = 1.75, mass: float | None = None, facing: float = 0.0) -> Body:
-    """Add a standing humanoid whose feet rest at ``position`` (metres; y is the ground).
+                 height: float = 1.75, mass: float | None = None, facing: float = 0.0,
+                 lying: bool = False) -> Body:
+    """Add a humanoid whose feet rest at ``position`` (metres; y is the ground).
 
     Parameters
     ----------
@@ -76,7 +77,9 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
     mass
         Total mass, kg; default scales as 70 kg * (height / 1.75)^3.
     facing
-        Heading in radians about +y; 0 faces +z.
+        Heading in radians about +y; 0 faces +z (when ``lying``, the head points that way).
+    lying
+        Start lying on its back on the ground instead of standing.
     """
     height = as_positive(height, f"{name}: height")
     base = as_points(position, f"{name}: position").reshape(3)
@@ -85,6 +88,9 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
     # Body frame columns: right, up, forward. Facing +z, the figure's right is -x.
     frame = np.array([[-c, 0.0, s], [0.0, 1.0, 0.0], [s, 0.0, c]]).T
     local = np.array([_POSE[n] for n in NODE_NAMES]) * height
+    if lying:
+        # On its back: body up along the heading, body forward up, just off the ground.
+        local = local[:, [0, 2, 1]] * (-1.0, 1.0, 1.0) + (0.0, 0.1 * height / 1.75, 0.0)
     pos = local @ frame.T + base
     masses = np.array([_NODE_MASS_FRACTION[n] for n in NODE_NAMES]) * total
     body = world.add_body(name, "humanoid", pos, mass=masses, node_names=NODE_NAMES,

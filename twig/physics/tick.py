@@ -68,8 +68,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  radius, ground_normal, lock_pos, move_target, move_time, link_nodes, link_min,
                  link_max, link_stiffness, n_exact, hinge_nodes, angle_nodes, angle_cos,
                  plane_normal, plane_offset, plane_friction, vol_kind, vol_nodes, vol_radius,
-                 vol_coef, vol_friction, vol_passive, boxes, box_c, box_u, box_h, corner_push,
-                 corner_plane, pair_vol, n_pairs, pair_i, pair_f, node_row, body_start,
+                 vol_coef, vol_friction, vol_passive, has_spheres, boxes, box_c, box_u, box_h,
+                 corner_push, corner_plane, pair_vol, n_pairs, pair_i, pair_f, node_row, body_start,
                  body_count, body_can_sleep, body_still, sleep_step, sleep_ticks, depenetration,
                  gravity, dt, iterations):
     """One physics tick in place: wake, integrate (eq. 2), K iterations of projection
@@ -78,7 +78,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` and
     :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
     columns permuted into solver order with the ``n_exact`` exactly solved links first, and the
-    broad phase's ``n_pairs`` candidate pairs. ``sleep_ticks`` <= 0 disables sleeping;
+    broad phase's ``n_pairs`` candidate pairs (``has_spheres`` enables the swept test).
+    ``sleep_ticks`` <= 0 disables sleeping;
     ``depenetration`` (m) caps how far contacts separate a pair beyond its approach. Returns
     the effective inverse masses used, (N,) float64.
     """
@@ -91,8 +92,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     contact_friction_mu = np.zeros(n)
     prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
                   pair_f, depenetration)
-    sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
-                  box_h, pair_vol, n_pairs)
+    if has_spheres:
+        sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
+                      box_u, box_h, pair_vol, n_pairs)
     corner_push[:, :] = 0.0
     n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
     for it in range(iterations):

@@ -87,19 +87,45 @@ def _linked(vol_nodes, linked_keys, n_nodes, va, vb):
 
 
 @njit(cache=True)
-def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, vol_group, vol_mask,
-                 vol_passive, vol_nodes, linked_keys, linked_bodies, n_bodies, n_nodes,
-                 pair_vol, n, stats):
-    """Append the volume pairs of bodies ``ba`` and ``bb`` whose grown boxes overlap."""
+def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi, vol_group,
+                 vol_mask, vol_passive, vol_nodes, linked_keys, linked_bodies, n_bodies, n_nodes,
+                 pair_vol, n, stats, near_a, near_b):
+    """Append the volume pairs of bodies ``ba`` and ``bb`` whose grown boxes overlap.
+
+    Each body's volumes are first culled against the other body's box (``blo``/``bhi``), so
+    two figures touching at a hand test a few volume pairs, not 13 x 13. ``near_a`` and
+    ``near_b`` are scratch arrays at least as long as a body's volume list.
+    """
     key = min(ba, bb) * n_bodies + max(ba, bb)
     at = np.searchsorted(linked_bodies, key)
     check_links = at < linked_bodies.shape[0] and linked_bodies[at] == key
+    na = 0
     for x in range(body_vol_start[ba], body_vol_start[ba + 1]):
-        va = body_vols[x]
-        for y in range(body_vol_start[bb], body_vol_start[bb + 1]):
-            vb = body_vols[y]
+        v = body_vols[x]
+        stats[VOLUME_TESTS] += 1
+        if (build_lo[v, 0] <= bhi[bb, 0] and blo[bb, 0] <= build_hi[v, 0]
+                and build_lo[v, 1] <= bhi[bb, 1] and blo[bb, 1] <= build_hi[v, 1]
+                and build_lo[v, 2] <= bhi[bb, 2] and blo[bb, 2] <= build_hi[v, 2]):
+            near_a[na] = v
+            na += 1
+    nb = 0
+    for y in range(body_vol_start[bb], body_vol_start[bb + 1]):
+        v = body_vols[y]
+        stats[VOLUME_TESTS] += 1
+        if (build_lo[v, 0] <= bhi[ba, 0] and blo[ba, 0] <= build_hi[v, 0]
+                and build_lo[v, 1] <= bhi[ba, 1] and blo[ba, 1] <= build_hi[v, 1]
+                and build_lo[v, 2] <= bhi[ba, 2] and blo[ba, 2] <= build_hi[v, 2]):
+            near_b[nb] = v
+            nb += 1
+    for x in range(na):
+        va = near_a[x]
+        for y in range(nb):
+            vb = near_b[y]
             stats[VOLUME_TESTS] += 1
-            if not _overlap(build_lo, build_hi, va, vb):
+            if not (build_lo[va, 0] <= build_hi[vb, 0] and build_lo[vb, 0] <= build_hi[va, 0]
+                    and build_lo[va, 1] <= build_hi[vb, 1] and build_lo[vb, 1] <= build_hi[va, 1]
+                    and build_lo[va, 2] <= build_hi[vb, 2]
+                    and build_lo[vb, 2] <= build_hi[va, 2]):
                 continue
             if not (vol_group[va] & vol_mask[vb]) or not (vol_group[vb] & vol_mask[va]):
                 continue
@@ -112,6 +138,17 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, vol_grou
                 pair_vol[n, 1] = max(va, vb)
             n += 1
     return n
+
+
+@njit(cache=True)
+def _push_key(keys, n, key):
+    """Append ``key`` at ``keys[n]``, doubling the array when full; returns the array."""
+    if n == keys.shape[0]:
+        grown = np.empty(2 * n, dtype=np.int64)
+        grown[:n] = keys
+        keys = grown
+    keys[n] = key
+    return keys
 
 
 @njit(cache=True)
@@ -180,7 +217,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     if not force:
         # Valid while every box, grown by the narrow phase's active gap, stays in its grown
         # build box: then every pair that can touch this tick is listed, whenever the list was
-        # built, and the sorted list makes the result independent of when that was.
+        # built, and the canonical order makes the result independent of when that was.
         valid = True
         for v in range(n_vol):
             for c in range(3):
@@ -210,6 +247,8 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             extent += max(bhi[b, 0] - blo[b, 0], bhi[b, 2] - blo[b, 2])
             used += 1
     n = 0
+    close = np.empty(max(16, 8 * n_bodies), dtype=np.int64)
+    n_close = 0
     if used > 1:
         cell = max(extent / used, 1e-3)
         gx0 = math.inf
@@ -269,10 +308,8 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                         continue
                     stats[BODY_TESTS] += 1
                     if _bodies_close(blo, bhi, a, b):
-                        n = _pair_bodies(min(a, b), max(a, b), body_vols, body_vol_start,
-                                         build_lo, build_hi, vol_group, vol_mask, vol_passive,
-                                         vol_nodes, linked_keys, linked_bodies, n_bodies,
-                                         n_nodes, pair_vol, n, stats)
+                        close = _push_key(close, n_close, min(a, b) * n_bodies + max(a, b))
+                        n_close += 1
             start = end
         for a in range(n_bodies):
             if not large[a]:
@@ -282,10 +319,22 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                     continue
                 stats[BODY_TESTS] += 1
                 if _bodies_close(blo, bhi, a, b):
-                    n = _pair_bodies(min(a, b), max(a, b), body_vols, body_vol_start, build_lo,
-                                     build_hi, vol_group, vol_mask, vol_passive, vol_nodes,
-                                     linked_keys, linked_bodies, n_bodies, n_nodes, pair_vol, n,
-                                     stats)
+                    close = _push_key(close, n_close, min(a, b) * n_bodies + max(a, b))
+                    n_close += 1
+    # Body pairs in a canonical order (by rows), so that the pair list, and with it the
+    # Gauss-Seidel order of the contacts, does not depend on when it was built.
+    keys = np.sort(close[:n_close])
+    most = 0
+    for b in range(n_bodies):
+        most = max(most, body_vol_start[b + 1] - body_vol_start[b])
+    near_a = np.empty(most, dtype=np.int64)
+    near_b = np.empty(most, dtype=np.int64)
+    for x in range(n_close):
+        a = keys[x] // n_bodies
+        b = keys[x] % n_bodies
+        n = _pair_bodies(a, b, body_vols, body_vol_start, build_lo, build_hi, blo, bhi,
+                         vol_group, vol_mask, vol_passive, vol_nodes, linked_keys, linked_bodies,
+                         n_bodies, n_nodes, pair_vol, n, stats, near_a, near_b)
     for s in range(self_pairs.shape[0]):
         va = self_pairs[s, 0]
         vb = self_pairs[s, 1]
@@ -295,8 +344,5 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                 pair_vol[n, 0] = va
                 pair_vol[n, 1] = vb
             n += 1
-    if n <= pair_vol.shape[0]:
-        order = np.argsort(pair_vol[:n, 0].astype(np.int64) * n_vol + pair_vol[:n, 1])
-        pair_vol[:n] = pair_vol[:n][order]
     stats[PAIRS] = n
     return n

@@ -422,7 +422,11 @@ def prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pa
         for k in range(4):
             pair_i[q, k] = vol_nodes[va, k]
             pair_i[q, 4 + k] = vol_nodes[vb, k]
-        pair_f[q, :] = 0.0
+        # Only what is read before it is written (a row is 24 slots; piles have 10^5 rows).
+        pair_f[q, GAP] = math.inf
+        pair_f[q, DEPTH] = 0.0
+        pair_f[q, ENERGY] = 0.0
+        pair_f[q, PUSH] = 0.0
         pair_f[q, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
         pair_f[q, MOVE_A] = 0.0 if vol_passive[va] else 1.0
         pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0

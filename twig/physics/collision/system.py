@@ -313,6 +313,8 @@ class CollisionMixin:
             "self_pairs": self._self_pairs(node_row, vol_row, lk, n),
             "linked_keys": lk.astype(np.int64), "linked_bodies": rows.astype(np.int64),
             "can_sleep": can_sleep, "boxes": boxes,
+            "has_spheres": bool(((vols["kind"] == CAPSULE)
+                                 & (vols["nodes"][:, 0] == vols["nodes"][:, 1])).any()),
             "build_lo": np.zeros((n_vol, 3)), "build_hi": np.zeros((n_vol, 3)),
             "box_c": np.zeros((n_vol, 3)), "box_u": np.zeros((n_vol, 3, 3)),
             "box_h": np.ones((n_vol, 3)),
