@@ -1,7 +1,14 @@
-"""Shared test settings: hypothesis profiles sized for CI (each test in seconds)."""
+"""Shared test settings: hypothesis profiles sized for CI (each test in seconds).
+
+Examples are derandomized, so the suite is the same on every machine and every run (main
+stays green for the same reasons it was green); explore more, with random examples, with
+``pytest --hypothesis-profile=explore``.
+"""
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("twig", max_examples=60, deadline=None,
+settings.register_profile("twig", max_examples=60, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", max_examples=500, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("twig")

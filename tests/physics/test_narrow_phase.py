@@ -209,4 +209,4 @@ def test_box_box(c, yaw, pitch):
     assert penetration(w) <= 1.1 * depth0 + 2e-3
     w.iterations = 4
     w.step()
-    assert penetration(w) <= 2e-3
+    assert penetration(w) <= 0.05 * depth0 + 2e-3

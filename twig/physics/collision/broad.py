@@ -215,13 +215,15 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     stats[BODY_TESTS] = 0
     stats[VOLUME_TESTS] = 0
     if not force:
-        # Valid while every box, grown by the narrow phase's active gap, stays in its grown
-        # build box: then every pair that can touch this tick is listed, whenever the list was
-        # built, and the canonical order makes the result independent of when that was.
+        # Valid while every box, swept by this tick's expected motion and grown by the narrow
+        # phase's active gap, stays in its grown build box: then every pair that can touch
+        # this tick is listed, whenever the list was built, and the canonical order makes the
+        # result independent of when that was.
         valid = True
         for v in range(n_vol):
             for c in range(3):
-                if lo[v, c] - ACTIVE_GAP < build_lo[v, c] or hi[v, c] + ACTIVE_GAP > build_hi[v, c]:
+                if (lo[v, c] + dlo[v, c] - ACTIVE_GAP < build_lo[v, c]
+                        or hi[v, c] + dhi[v, c] + ACTIVE_GAP > build_hi[v, c]):
                     valid = False
             if not valid:
                 break
