@@ -37,6 +37,7 @@ class Columns:
         self.spec = dict(spec)
         self._n = 0
         self._data = {name: self._alloc(col, 4) for name, col in self.spec.items()}
+        self._views: dict[str, np.ndarray] = {}
 
     @staticmethod
     def _alloc(col: Column, capacity: int) -> np.ndarray:
@@ -46,7 +47,11 @@ class Columns:
         return self._n
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self._data[name][: self._n]
+        # The live views are made once per change of the table (a step reads dozens).
+        view = self._views.get(name)
+        if view is None:
+            view = self._views[name] = self._data[name][: self._n]
+        return view
 
     def append(self, count: int, values: Mapping[str, ArrayLike]) -> slice:
         """Append ``count`` rows; columns missing from ``values`` get their default.
@@ -70,6 +75,7 @@ class Columns:
                 grown = self._alloc(col, capacity)
                 grown[: self._n] = self._data[name][: self._n]
                 self._data[name] = grown
+        self._views.clear()
         new = slice(self._n, new_n)
         for name, col in self.spec.items():
             self._data[name][new] = rows.get(name, col.default)
@@ -80,6 +86,7 @@ class Columns:
         """Delete the rows where ``mask`` ((len(self),) bool) is False, keeping order."""
         mask = np.asarray(mask, dtype=bool)
         n = int(mask.sum())
+        self._views.clear()
         for name in self.spec:
             live = self._data[name][: self._n]
             self._data[name][:n] = live[mask]
@@ -93,5 +100,6 @@ class Columns:
         """Replace the whole table by rows saved with :meth:`copy`."""
         n = len(next(iter(saved.values())))
         self._n = 0
+        self._views.clear()
         self._data = {name: self._alloc(col, max(4, n)) for name, col in self.spec.items()}
         self.append(n, saved)
