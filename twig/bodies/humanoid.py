@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from twig.errors import PhysicsError
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_points, as_positive
 
@@ -34,6 +35,10 @@ LINK_RADIUS = {
     ("r_hip", "r_knee"): 0.065, ("r_knee", "r_foot"): 0.05,
 }
 """Capsule radius of each visible link for a 1.75 m adult, metres (scaled with height)."""
+
+PRESETS = {"adult": (1.75, 1.0), "child": (1.1, 1.3)}
+"""Preset -> (standing height in m, head size relative to adult proportions): the paper's
+parent and children. A child's head is large for its height."""
 
 PAIN_THRESHOLD = 10.0
 """Impact energy (J) above which a humanoid feels pain (a firm shove is a few joules)."""
@@ -66,14 +71,16 @@ _NODE_MASS_FRACTION = {
 
 
 def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
-                 height: float = 1.75, mass: float | None = None, facing: float = 0.0,
-                 lying: bool = False) -> Body:
+                 preset: str = "adult", height: float | None = None, mass: float | None = None,
+                 facing: float = 0.0, lying: bool = False) -> Body:
     """Add a humanoid whose feet rest at ``position`` (metres; y is the ground).
 
     Parameters
     ----------
+    preset
+        ``"adult"`` (1.75 m) or ``"child"`` (1.1 m, a larger head for its size); see PRESETS.
     height
-        Standing height, metres.
+        Standing height, metres (default: the preset's).
     mass
         Total mass, kg; default scales as 70 kg * (height / 1.75)^3.
     facing
@@ -81,7 +88,11 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
     lying
         Start lying on its back on the ground instead of standing.
     """
-    height = as_positive(height, f"{name}: height")
+    if preset not in PRESETS:
+        raise PhysicsError(f"{name}: field 'preset': unknown preset {preset!r} "
+                           f"(known: {', '.join(PRESETS)})")
+    preset_height, head = PRESETS[preset]
+    height = as_positive(preset_height if height is None else height, f"{name}: height")
     base = as_points(position, f"{name}: position").reshape(3)
     total = 70.0 * (height / 1.75) ** 3 if mass is None else as_positive(mass, f"{name}: mass")
     c, s = np.cos(facing), np.sin(facing)
@@ -94,12 +105,13 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
     pos = local @ frame.T + base
     masses = np.array([_NODE_MASS_FRACTION[n] for n in NODE_NAMES]) * total
     body = world.add_body(name, "humanoid", pos, mass=masses, node_names=NODE_NAMES,
-                          meta={"height": height})
+                          meta={"height": height, "preset": preset})
     idx = {n: body.node(n) for n in NODE_NAMES}
     world.add_links([[idx[a], idx[b]] for a, b in VISIBLE_LINKS], body=body)
     world.add_links([[idx[a], idx[b]] for a, b in BRACING_LINKS], body=body, visible=False)
     for (a, b), r in LINK_RADIUS.items():
-        world.add_capsule(idx[a], idx[b], r * height / 1.75, body=body)
+        scale = head if (a, b) == ("neck", "head") else 1.0
+        world.add_capsule(idx[a], idx[b], scale * r * height / 1.75, body=body)
     # Knees and hands cannot pass through the legs and torso (Horswill V, VI.D).
     world.set_collision(body, self_collide=True)
     world.set_pain(body, threshold=PAIN_THRESHOLD)
