@@ -73,26 +73,26 @@ def _samples(w, vol_row, n=40):
     return pos[nodes[0]] * (1 - t) + pos[nodes[1]] * t, vols["radius"][vol_row]
 
 
-def _inside_box(w, vol_row, pts):
-    """Depth of each point inside box ``vol_row`` (<= 0 outside), by clamping."""
+def _box_local(w, vol_row, pts):
+    """Points in box ``vol_row``'s coordinates, and its half extents."""
     vols = w.volumes
     nodes = vols["nodes"][vol_row]
     coef = vols["coef"][vol_row]
     c = coef[0] @ w.node_pos[nodes]
     axes = coef[1:] @ w.node_pos[nodes]
     h = np.linalg.norm(axes, axis=1)
-    loc = (pts - c) @ (axes / h[:, None]).T
+    return (pts - c) @ (axes / h[:, None]).T, h
+
+
+def _inside_box(w, vol_row, pts):
+    """Depth of each point inside box ``vol_row`` (<= 0 outside), by clamping."""
+    loc, h = _box_local(w, vol_row, pts)
     return np.min(h - np.abs(loc), axis=1)
 
 
 def _box_distance(w, vol_row, pts):
-    vols = w.volumes
-    nodes = vols["nodes"][vol_row]
-    coef = vols["coef"][vol_row]
-    c = coef[0] @ w.node_pos[nodes]
-    axes = coef[1:] @ w.node_pos[nodes]
-    h = np.linalg.norm(axes, axis=1)
-    loc = (pts - c) @ (axes / h[:, None]).T
+    """Distance of each point from box ``vol_row`` (0 inside)."""
+    loc, h = _box_local(w, vol_row, pts)
     return np.linalg.norm(loc - np.clip(loc, -h, h), axis=1)
 
 

@@ -87,6 +87,22 @@ def _linked(vol_nodes, linked_keys, n_nodes, va, vb):
 
 
 @njit(cache=True)
+def _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, body, other, out, stats):
+    """Write into ``out`` the volumes of ``body`` whose grown boxes meet ``other``'s box;
+    returns how many."""
+    count = 0
+    for x in range(body_vol_start[body], body_vol_start[body + 1]):
+        v = body_vols[x]
+        stats[VOLUME_TESTS] += 1
+        if (build_lo[v, 0] <= bhi[other, 0] and blo[other, 0] <= build_hi[v, 0]
+                and build_lo[v, 1] <= bhi[other, 1] and blo[other, 1] <= build_hi[v, 1]
+                and build_lo[v, 2] <= bhi[other, 2] and blo[other, 2] <= build_hi[v, 2]):
+            out[count] = v
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi, vol_group,
                  vol_mask, vol_passive, vol_nodes, linked_keys, linked_bodies, n_bodies, n_nodes,
                  pair_vol, n, stats, near_a, near_b):
@@ -99,24 +115,8 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
     key = min(ba, bb) * n_bodies + max(ba, bb)
     at = np.searchsorted(linked_bodies, key)
     check_links = at < linked_bodies.shape[0] and linked_bodies[at] == key
-    na = 0
-    for x in range(body_vol_start[ba], body_vol_start[ba + 1]):
-        v = body_vols[x]
-        stats[VOLUME_TESTS] += 1
-        if (build_lo[v, 0] <= bhi[bb, 0] and blo[bb, 0] <= build_hi[v, 0]
-                and build_lo[v, 1] <= bhi[bb, 1] and blo[bb, 1] <= build_hi[v, 1]
-                and build_lo[v, 2] <= bhi[bb, 2] and blo[bb, 2] <= build_hi[v, 2]):
-            near_a[na] = v
-            na += 1
-    nb = 0
-    for y in range(body_vol_start[bb], body_vol_start[bb + 1]):
-        v = body_vols[y]
-        stats[VOLUME_TESTS] += 1
-        if (build_lo[v, 0] <= bhi[ba, 0] and blo[ba, 0] <= build_hi[v, 0]
-                and build_lo[v, 1] <= bhi[ba, 1] and blo[ba, 1] <= build_hi[v, 1]
-                and build_lo[v, 2] <= bhi[ba, 2] and blo[ba, 2] <= build_hi[v, 2]):
-            near_b[nb] = v
-            nb += 1
+    na = _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, ba, bb, near_a, stats)
+    nb = _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, bb, ba, near_b, stats)
     for x in range(na):
         va = near_a[x]
         for y in range(nb):

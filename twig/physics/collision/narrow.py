@@ -41,6 +41,7 @@ from twig.physics.collision.response import (
     point_velocity,
     push_apart,
     side_inverse_mass,
+    split_normal,
 )
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.collision.sleep import wake_body
@@ -183,8 +184,9 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
 
 
 @njit(cache=True)
-def _capsule_gap(pos, vol_nodes, vol_radius, va, vb):
-    """Distance between the surfaces of capsules ``va`` and ``vb`` (negative: overlap), m."""
+def _capsule_cores(pos, vol_nodes, va, vb):
+    """Closest points of the core segments of capsules ``va`` and ``vb``: their parameters
+    ``s``, ``t`` and the points ``p`` on ``va`` and ``q`` on ``vb`` (metres)."""
     a0 = vol_nodes[va, 0]
     a1 = vol_nodes[va, 1]
     b0 = vol_nodes[vb, 0]
@@ -192,10 +194,18 @@ def _capsule_gap(pos, vol_nodes, vol_radius, va, vb):
     s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
                                    pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
                                    pos[b1, 1], pos[b1, 2])
-    dx = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]) - pos[b0, 0] - t * (pos[b1, 0] - pos[b0, 0])
-    dy = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]) - pos[b0, 1] - t * (pos[b1, 1] - pos[b0, 1])
-    dz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]) - pos[b0, 2] - t * (pos[b1, 2] - pos[b0, 2])
-    return math.sqrt(dx * dx + dy * dy + dz * dz) - vol_radius[va] - vol_radius[vb]
+    return (s, t, pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]),
+            pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]), pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]),
+            pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0]), pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1]),
+            pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2]))
+
+
+@njit(cache=True)
+def _capsule_gap(pos, vol_nodes, vol_radius, va, vb):
+    """Distance between the surfaces of capsules ``va`` and ``vb`` (negative: overlap), m."""
+    _, _, px, py, pz, qx, qy, qz = _capsule_cores(pos, vol_nodes, va, vb)
+    return (math.sqrt((px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2) - vol_radius[va]
+            - vol_radius[vb])
 
 
 @njit(cache=True)
@@ -205,15 +215,7 @@ def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
     a1 = vol_nodes[va, 1]
     b0 = vol_nodes[vb, 0]
     b1 = vol_nodes[vb, 1]
-    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
-                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
-                                   pos[b1, 1], pos[b1, 2])
-    px = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0])
-    py = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1])
-    pz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2])
-    qx = pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0])
-    qy = pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1])
-    qz = pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2])
+    s, t, px, py, pz, qx, qy, qz = _capsule_cores(pos, vol_nodes, va, vb)
     dx = px - qx
     dy = py - qy
     dz = pz - qz
@@ -561,11 +563,7 @@ def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, 
                 ground_normal[i, 0] = nx
                 ground_normal[i, 1] = ny
                 ground_normal[i, 2] = nz
-            vn = vx * nx + vy * ny + vz * nz
-            tx = vx - vn * nx
-            ty = vy - vn * ny
-            tz = vz - vn * nz
-            tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+            _, tx, ty, tz, tl = split_normal(vx, vy, vz, nx, ny, nz)
             if tl <= 1e-15:
                 continue
             _push_frame(pos, w, vol_nodes, v, px, py, pz, -tx / tl, -ty / tl, -tz / tl,

@@ -210,21 +210,32 @@ def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
 
 
 @njit(cache=True)
+def split_normal(vx, vy, vz, nx, ny, nz):
+    """Split displacement ``v`` along unit ``n``: returns ``(v.n, t, |t|)`` with the tangential
+    part ``t = v - (v.n) n`` as three scalars."""
+    vn = vx * nx + vy * ny + vz * nz
+    tx = vx - vn * nx
+    ty = vy - vn * ny
+    tz = vz - vn * nz
+    return vn, tx, ty, tz, math.sqrt(tx * tx + ty * ty + tz * tz)
+
+
+@njit(cache=True)
+def relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz):
+    """This tick's displacement of contact row ``q``'s first point relative to its second,
+    split along ``n`` (see :func:`split_normal`)."""
+    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
+    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+    return split_normal(ax - bx, ay - by, az - bz, nx, ny, nz)
+
+
+@njit(cache=True)
 def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz):
     """Static friction inside the relaxation (Mueller et al. 2020, extended PBD): if the two
     contact points slid against each other this tick by less than ``mu`` times the normal
     separation applied so far, undo the slide. Pushing a box's corner up turns the box, which
     moves its other corners sideways; without this a resting box creeps off its support."""
-    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
-    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
-    vx = ax - bx
-    vy = ay - by
-    vz = az - bz
-    vn = vx * nx + vy * ny + vz * nz
-    tx = vx - vn * nx
-    ty = vy - vn * ny
-    tz = vz - vn * nz
-    tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+    _, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
     if tl <= 1e-15 or tl > pair_f[q, MU] * pair_f[q, PUSH]:
         return
     push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl, -tz / tl, tl)
@@ -248,20 +259,11 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs
         nx = pair_f[q, NORMAL]
         ny = pair_f[q, NORMAL + 1]
         nz = pair_f[q, NORMAL + 2]
-        ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
-        bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
-        vx = ax - bx
-        vy = ay - by
-        vz = az - bz
-        vn = vx * nx + vy * ny + vz * nz
+        vn, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
         if vn > 0.0:
             # Moving prev by +n on the first side slows its separation along n.
             push_apart(prev, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
                        min(vn, push))
-        tx = vx - vn * nx
-        ty = vy - vn * ny
-        tz = vz - vn * nz
-        tl = math.sqrt(tx * tx + ty * ty + tz * tz)
         if tl <= 1e-15:
             continue
         cut = min(tl, pair_f[q, MU] * push)
