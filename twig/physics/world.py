@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError, UnknownNameError
+from twig.events import EventBus
 from twig.physics import flags
 from twig.physics.collision.system import CollisionMixin
 from twig.physics.columns import Column, Columns
@@ -108,7 +109,9 @@ class PhysicsWorld(CollisionMixin):
         Tick length in seconds; Verlet needs it fixed (default 1/60).
 
     Arrays ``node_<quantity>`` and ``link_<quantity>`` are live views of the state: read them
-    freely, change state through methods so that invariants hold.
+    freely, change state through methods so that invariants hold. ``events`` is the world's
+    :class:`~twig.events.EventBus` (pain and contact events from here, more from the layers
+    above).
     """
 
     def __init__(self, seed: int = 0, iterations: int = 4,
@@ -133,6 +136,7 @@ class PhysicsWorld(CollisionMixin):
         self._solver_version = -1
         self.on_tick_start: list[Callable[[], None]] = []
         self.on_tick_end: list[Callable[[], None]] = []
+        self.events = EventBus(lambda: self.time)
         self._init_collision()
         if ground:
             self.add_plane((0.0, 1.0, 0.0), (0.0, 0.0, 0.0), friction=ground_friction)

@@ -64,7 +64,8 @@ class CollisionMixin:
     every pair of bodies) and
     ``max_depenetration_speed`` (m/s, default 1.2: overlapping volumes are pushed apart at most
     this much faster than they came together, so deep overlaps part gently instead of
-    exploding; ``math.inf`` resolves any overlap in one tick).
+    exploding; ``math.inf`` resolves any overlap in one tick) and ``contact_event_energy``
+    (J, default 1.0: impacts at least this hard become ``contact`` events on ``world.events``).
     """
 
     def _init_collision(self) -> None:
@@ -78,6 +79,7 @@ class CollisionMixin:
         self.broad_lookahead = 1.0
         self.broad_grid = True
         self.max_depenetration_speed = 1.2
+        self.contact_event_energy = 1.0
         self.contacts = _no_contacts(self.tick)
         self.pain_events: deque[PainEvent] = deque(maxlen=1000)
         self._touches: deque[Contacts] = deque()
@@ -385,7 +387,14 @@ class CollisionMixin:
         pain = state["pain"]
         if pain.any():
             pain *= 0.5 ** (self.dt / state["pain_half_life"])
-        if not len(contacts) or contacts.energy.max() <= self._least_threshold:
+        if not len(contacts):
+            return
+        if self.events.wants("contact"):
+            for k in np.flatnonzero(contacts.energy >= self.contact_event_energy):
+                self.events.emit("contact", a=self._bodies[int(contacts.body_a[k])].name,
+                                 b=self._bodies[int(contacts.body_b[k])].name,
+                                 energy=round(float(contacts.energy[k]), 6))
+        if contacts.energy.max() <= self._least_threshold:
             return
         ids = state["id"]
         for mine, other in ((contacts.body_a, contacts.body_b),
@@ -394,10 +403,13 @@ class CollisionMixin:
             for k in np.flatnonzero(contacts.energy > state["pain_threshold"][rows]):
                 row = rows[k]
                 pain[row] += contacts.energy[k]
-                self.pain_events.append(PainEvent(
+                event = PainEvent(
                     self.time, self._bodies[int(mine[k])].name,
                     self._bodies[int(other[k])].name, float(contacts.energy[k]),
-                    float(pain[row]), tuple(contacts.point[k].tolist())))
+                    float(pain[row]), tuple(contacts.point[k].tolist()))
+                self.pain_events.append(event)
+                self.events.emit("pain", agent=event.body, source=event.source,
+                                 energy=round(event.energy, 6), level=round(event.level, 6))
 
     @property
     def _least_threshold(self) -> float:
