@@ -1,0 +1,147 @@
+"""Run a world at wall-clock pace: the loop shared by ``twig serve`` and the live viewer.
+
+One background thread owns the world. Everything else (network clients, the viewer's buttons)
+hands it work with :meth:`RealTime.submit`; queued work runs between ticks in arrival order, so
+no tick ever sees a half-made edit and a session is reproducible from its command log. After
+each batch of ticks the ``on_frame`` callbacks run on the same thread (the viewer copies node
+positions there).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from twig.errors import TwigError
+from twig.physics import PhysicsWorld
+
+T = TypeVar("T")
+
+MAX_SPEED = 64.0
+"""Largest speed factor (simulated seconds per wall-clock second)."""
+
+
+class RealTime:
+    """Steps ``world`` at ``speed`` times real time (``1/dt`` ticks per second at speed 1).
+
+    Parameters
+    ----------
+    world
+        The world this loop owns from :meth:`start` until :meth:`stop`.
+    speed
+        Simulated seconds per wall-clock second, in (0, MAX_SPEED].
+    paused
+        Start paused (queued work still runs; :meth:`step_once` advances one tick).
+    max_catchup
+        Most ticks run back to back after a stall; beyond that the clock slips instead of
+        running the simulation in a burst.
+    """
+
+    def __init__(self, world: PhysicsWorld, speed: float = 1.0, paused: bool = False,
+                 max_catchup: int = 6) -> None:
+        self.world = world
+        self._speed = self._check_speed(speed)
+        self.paused = paused
+        self.max_catchup = max_catchup
+        self.on_frame: list[Callable[[PhysicsWorld], None]] = []
+        self._work: queue.SimpleQueue[tuple[Callable[[], Any], Future]] = queue.SimpleQueue()
+        self._single_steps = 0
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.ticks_run = 0
+
+    @staticmethod
+    def _check_speed(speed: float) -> float:
+        if not (isinstance(speed, int | float) and 0.0 < speed <= MAX_SPEED):
+            raise TwigError(f"speed must be a number in (0, {MAX_SPEED:g}], got {speed!r}")
+        return float(speed)
+
+    @property
+    def speed(self) -> float:
+        """Simulated seconds per wall-clock second."""
+        return self._speed
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        self._speed = self._check_speed(value)
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """Run ``fn()`` on the loop's thread before the next tick; its result or exception
+        arrives in the returned future. Work submitted after :meth:`stop` fails at once."""
+        future: Future[T] = Future()
+        if self._stop.is_set():
+            future.set_exception(TwigError("the simulation has stopped"))
+            return future
+        self._work.put((fn, future))
+        self._wake.set()
+        return future
+
+    def step_once(self) -> None:
+        """While paused, advance exactly one tick (thread-safe)."""
+        self.submit(self._add_single_step)
+
+    def _add_single_step(self) -> None:
+        self._single_steps += 1
+
+    def start(self) -> RealTime:
+        """Start the loop's thread (returns self)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="twig-realtime", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop after the current tick; queued work that did not run fails."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        while not self._work.empty():
+            _, future = self._work.get_nowait()
+            future.set_exception(TwigError("the simulation has stopped"))
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                fn, future = self._work.get_nowait()
+            except queue.Empty:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn())
+            except BaseException as e:  # delivered to the submitter, the loop stays up
+                future.set_exception(e)
+
+    def _run(self) -> None:
+        dt = self.world.dt
+        origin = time.perf_counter()
+        due_base = 0  # ticks owed since ``origin`` (reset when paused or after a stall)
+        done = 0
+        while not self._stop.is_set():
+            self._drain()
+            ticks = 0
+            if self.paused:
+                ticks, self._single_steps = self._single_steps, 0
+                origin, due_base, done = time.perf_counter(), 0, 0
+            else:
+                due = due_base + int((time.perf_counter() - origin) * self._speed / dt)
+                ticks = due - done
+                if ticks > self.max_catchup:
+                    # Fell behind (a slow tick, a pause of the process): slip the clock.
+                    origin, due_base, done = time.perf_counter(), 0, 0
+                    ticks = self.max_catchup
+            if ticks > 0:
+                self.world.step(ticks)
+                self.ticks_run += ticks
+                done += ticks
+                for callback in list(self.on_frame):
+                    callback(self.world)
+            wait = dt / self._speed if not self.paused else 0.05
+            self._wake.wait(wait * 0.5)
+            self._wake.clear()
