@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -98,9 +99,43 @@ def test_hinge_projection_puts_the_knee_in_the_leg_plane(pts, wj, we):
     assume(np.linalg.norm(np.cross(leg, [0, 0, 1])) > 1e-2)
     normal = np.cross(leg, [0, 0, 1]) / np.linalg.norm(np.cross(leg, [0, 0, 1]))
     shift = pos[2] - pos[0]  # the foot moves along n; the plane rotates about the hip
-    project_hinge(pos, w, 0, 1, 2, 3, 4, 5, 6)
+    project_hinge(pos, w, 0, 1, 2, 3, 4, 5, 6, True, -math.inf)
     assert _hinge_error(pos, 0, 1, 2, 3, 4, 5, 6) < 1e-6 * (1 + np.abs(shift).max()) or \
         abs((pos[1] - pos[2]) @ normal) < 1e-9
+
+
+def _bend(pos):
+    """Knee offset from the hip-foot line along forward +z (made perpendicular to the line)."""
+    line = pos[2] - pos[0]
+    b = np.array([0.0, 0.0, 1.0]) - line * line[2] / (line @ line)
+    return (pos[1] - pos[0]) @ (b / np.linalg.norm(b))
+
+
+@given(st.lists(point, min_size=3, max_size=3), inv_mass, inv_mass, inv_mass,
+       st.floats(0.0, 0.05), st.booleans())
+def test_bend_limit_keeps_the_knee_forward_and_the_centre_of_mass(pts, wr, wj, we, bend_min,
+                                                                  ends_fixed):
+    """Anti-hyperextension: one projection puts a knee between a fixed hip and foot at least
+    ``bend_min`` in front of their line; with all three free it moves the knee forward and
+    keeps their mass-weighted centre; a satisfied limit moves nothing."""
+    pos = np.array([*pts, [0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 1, 0]], dtype=float)
+    line = pos[2] - pos[0]
+    assume(np.linalg.norm(line) > 0.1 and abs(line[2]) < 0.9 * np.linalg.norm(line))
+    if ends_fixed:
+        wr = we = 0.0
+    w = np.array([wr, wj, we, 0.0, 0.0, 0.0, 0.0])
+    m = np.where(w[:3] > 0, 1.0 / np.where(w[:3] > 0, w[:3], 1.0), 0.0)
+    before = _bend(pos)
+    centre = (m[:, None] * pos[:3]).sum(axis=0)
+    start = pos.copy()
+    project_hinge(pos, w, 0, 1, 2, 3, 4, 5, 6, False, bend_min)
+    if before >= bend_min - 1e-9:
+        np.testing.assert_allclose(pos, start, atol=1e-9)
+    elif ends_fixed:
+        assert _bend(pos) == pytest.approx(bend_min, abs=1e-9)
+    else:
+        assert _bend(pos) > before
+        np.testing.assert_allclose((m[:, None] * pos[:3]).sum(axis=0), centre, atol=1e-9)
 
 
 @given(st.floats(0.3, 2.8), st.floats(0.0, 1.2), st.floats(0.5, 2.0))

@@ -124,3 +124,21 @@ def test_bad_input_raises_a_clear_error_and_changes_nothing(call, message):
         call(world)
     assert (world.state_hash(), world.n_nodes, world.n_links, len(world.bodies)) == before
     assert isinstance(PhysicsError("x"), twig.TwigError)
+
+
+def test_set_link_rest_changes_actuated_links_without_a_rebuild():
+    world = twig.World(gravity=(0.0, 0.0, 0.0), ground=False)
+    body = world.add_body("pair", "stick", [[0, 0, 0], [1, 0, 0]])
+    link = world.add_link(0, 1, body=body)
+    world.step()
+    version = world.topology_version
+    rows = world.link_rows([link.id])
+    world.set_link_rest(rows, 1.2)
+    world.step(5)
+    assert world.topology_version == version
+    assert link.length == pytest.approx(1.2, abs=1e-9)
+    with pytest.raises(PhysicsError, match="positive"):
+        world.set_link_rest(rows, -1.0)
+    link.remove()
+    with pytest.raises(UnknownNameError):
+        world.link_rows([link.id])

@@ -120,17 +120,21 @@ def project_distance_sqrt_approx(pos, w, i, j, rest):
 
 
 @njit(cache=True)
-def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3):
-    """Keep ``joint`` in the plane through ``root`` and ``end`` containing the forward vector.
+def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3, plane, bend_min):
+    """Knee/elbow joint limits: the hinge plane and the side the joint bends to.
 
-    Horswill 2009, eq. 4-5 (the knee): ``n = (r - e) x f`` normalised, with forward
-    ``f = (p[f1] - p[f0]) x (p[f3] - p[f2])`` taken from the body's own nodes; the error
+    Horswill 2009, eq. 4-5 (the knee), when ``plane``: ``n = (r - e) x f`` normalised, with
+    forward ``f = (p[f1] - p[f0]) x (p[f3] - p[f2])`` taken from the body's own nodes; the error
     ``dj = ((j - e).n) n`` is removed by moving the joint by ``-dj`` and the end by ``+dj``, each
     share weighted by inverse mass (the paper's halves for equal masses).
+
+    Then, unless ``bend_min`` is ``-inf``, the anti-hyperextension limit: the joint's offset
+    from the root-end line, measured along the part of ``f`` perpendicular to that line, must be
+    at least ``bend_min`` metres (a knee bends forward, an elbow, given a backward ``f``, bends
+    back). A violation is repaired along that direction with the PBD gradients ``b`` at the
+    joint and ``-(1 - t) b``, ``-t b`` at root and end (``t`` the joint's place along the
+    line), which keeps the mass-weighted centre.
     """
-    ws = w[joint] + w[end]
-    if ws == 0.0:
-        return
     ax = pos[f1, 0] - pos[f0, 0]
     ay = pos[f1, 1] - pos[f0, 1]
     az = pos[f1, 2] - pos[f0, 2]
@@ -140,6 +144,18 @@ def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3):
     fx = ay * bz - az * by
     fy = az * bx - ax * bz
     fz = ax * by - ay * bx
+    if plane:
+        _hinge_plane(pos, w, root, joint, end, fx, fy, fz)
+    if bend_min > -math.inf:
+        _bend_limit(pos, w, root, joint, end, fx, fy, fz, bend_min)
+
+
+@njit(cache=True)
+def _hinge_plane(pos, w, root, joint, end, fx, fy, fz):
+    """Eq. 4-5: move the joint (and the end) into the plane of the limb and forward."""
+    ws = w[joint] + w[end]
+    if ws == 0.0:
+        return
     rx = pos[root, 0] - pos[end, 0]
     ry = pos[root, 1] - pos[end, 1]
     rz = pos[root, 2] - pos[end, 2]
@@ -163,6 +179,53 @@ def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3):
     pos[end, 0] += nx * se
     pos[end, 1] += ny * se
     pos[end, 2] += nz * se
+
+
+@njit(cache=True)
+def _bend_limit(pos, w, root, joint, end, fx, fy, fz, bend_min):
+    """One-sided limit: ``(j - line).b >= bend_min`` with ``b`` the unit part of ``f``
+    perpendicular to the root-end line (skipped where the limb points along ``f``)."""
+    lx = pos[end, 0] - pos[root, 0]
+    ly = pos[end, 1] - pos[root, 1]
+    lz = pos[end, 2] - pos[root, 2]
+    ll = lx * lx + ly * ly + lz * lz
+    fl = math.sqrt(fx * fx + fy * fy + fz * fz)
+    if ll < 1e-12 or fl < 1e-12:
+        return
+    k = (fx * lx + fy * ly + fz * lz) / ll
+    bx = fx - k * lx
+    by = fy - k * ly
+    bz = fz - k * lz
+    bl = math.sqrt(bx * bx + by * by + bz * bz)
+    if bl < 0.2 * fl:
+        return  # limb within ~12 degrees of forward: which side is "forward" is ill-defined
+    bx /= bl
+    by /= bl
+    bz /= bl
+    jx = pos[joint, 0] - pos[root, 0]
+    jy = pos[joint, 1] - pos[root, 1]
+    jz = pos[joint, 2] - pos[root, 2]
+    t = (jx * lx + jy * ly + jz * lz) / ll
+    t = min(1.0, max(0.0, t))
+    c = jx * bx + jy * by + jz * bz - bend_min
+    if c >= 0.0:
+        return
+    denom = w[joint] + w[root] * (1.0 - t) * (1.0 - t) + w[end] * t * t
+    if denom == 0.0:
+        return
+    lam = -c / denom
+    sj = w[joint] * lam
+    sr = -w[root] * (1.0 - t) * lam
+    se = -w[end] * t * lam
+    pos[joint, 0] += bx * sj
+    pos[joint, 1] += by * sj
+    pos[joint, 2] += bz * sj
+    pos[root, 0] += bx * sr
+    pos[root, 1] += by * sr
+    pos[root, 2] += bz * sr
+    pos[end, 0] += bx * se
+    pos[end, 1] += by * se
+    pos[end, 2] += bz * se
 
 
 @njit(cache=True)
@@ -229,8 +292,9 @@ def project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, 
 
 @njit(cache=True)
 def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-          n_rigid, n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
-          plane_friction, iterations, depth, contact_normal, contact_friction):
+          n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
+          plane_normal, plane_offset, plane_friction, iterations, depth, contact_normal,
+          contact_friction):
     """K Gauss-Seidel relaxation iterations over all constraints (Jakobsen 2001, section 4).
 
     The link arrays come already permuted into solver order (a node-disjoint colouring, see
@@ -253,7 +317,7 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
         for h in range(hinge_nodes.shape[0]):
             project_hinge(pos, w, hinge_nodes[h, 0], hinge_nodes[h, 1], hinge_nodes[h, 2],
                           hinge_nodes[h, 3], hinge_nodes[h, 4], hinge_nodes[h, 5],
-                          hinge_nodes[h, 6])
+                          hinge_nodes[h, 6], hinge_plane[h], hinge_bend[h])
         for a in range(angle_nodes.shape[0]):
             project_angle(pos, w, angle_nodes[a, 0], angle_nodes[a, 1], angle_nodes[a, 2],
                           angle_cos[a, 0], angle_cos[a, 1])

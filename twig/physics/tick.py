@@ -32,8 +32,10 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
     A node pushed out of a plane by a total depth ``dp`` this tick has its tangential displacement
     ``t`` (this tick's velocity times dt) shortened by ``mu * dp``, never reversed: ``|t| -> max(0,
     |t| - mu dp)``. Since ``dp`` is the normal velocity change times dt, this is Coulomb friction.
-    Also sets the GROUNDED flag that selects ground damping next tick.
+    Also sets the GROUNDED flag that selects ground damping next tick. Returns how many nodes
+    it slowed.
     """
+    slowed = 0
     for i in range(pos.shape[0]):
         if flags[i] & ASLEEP:
             continue  # resting where it was: keeps its contact state
@@ -61,13 +63,16 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
         pos[i, 0] -= tx * cut
         pos[i, 1] -= ty * cut
         pos[i, 2] -= tz * cut
+        slowed += 1
+    return slowed
 
 
 @njit(cache=True)
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
                  radius, ground_normal, lock_pos, move_target, move_time, link_nodes, link_min,
-                 link_max, link_stiffness, n_exact, hinge_nodes, angle_nodes, angle_cos,
-                 plane_normal, plane_offset, plane_friction, vol_kind, vol_nodes, vol_radius,
+                 link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane, hinge_bend,
+                 angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction, vol_kind,
+                 vol_nodes, vol_radius,
                  vol_coef, vol_friction, vol_passive, has_spheres, boxes, box_c, box_u, box_h,
                  corner_push, corner_plane, pair_vol, n_pairs, pair_i, pair_f, node_row, body_start,
                  body_count, body_can_sleep, body_still, sleep_step, sleep_ticks, depenetration,
@@ -99,8 +104,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
     for it in range(iterations):
         relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-              n_rigid, n_exact, hinge_nodes, angle_nodes, angle_cos, plane_normal, plane_offset,
-              plane_friction, 1, depth, ground_normal, contact_friction_mu)
+              n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
+              plane_normal, plane_offset, plane_friction, 1, depth, ground_normal,
+              contact_friction_mu)
         resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i,
                       pair_f, it == 0, dt, node_row, body_start, body_count)
@@ -110,7 +116,14 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         # Contacts came after the planes in the last iteration: nothing ends a tick underground.
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
                        plane_friction, depth, ground_normal, contact_friction_mu)
-    apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu)
+    if apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu) > 0:
+        # Friction also cut the sideways repairs the constraints made to resting nodes; one
+        # more sweep gives the links the last word, so a heap of limbs on the ground does not
+        # rest with its links stretched.
+        relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
+              n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
+              plane_normal, plane_offset, plane_friction, 1, np.zeros(n), ground_normal,
+              contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane)

@@ -61,7 +61,12 @@ LINK_COLUMNS = {
     "body": Column(np.int32, (), -1),
     "id": Column(np.int64, ()),
 }
-HINGE_COLUMNS = {"nodes": Column(np.int32, (7,)), "body": Column(np.int32, (), -1)}
+HINGE_COLUMNS = {
+    "nodes": Column(np.int32, (7,)),
+    "plane": Column(np.bool_, (), True),
+    "bend_min": Column(np.float64, (), -math.inf),
+    "body": Column(np.int32, (), -1),
+}
 ANGLE_COLUMNS = {
     "nodes": Column(np.int32, (3,)),
     "cos": Column(np.float64, (2,)),
@@ -133,6 +138,7 @@ class PhysicsWorld(CollisionMixin):
         self._bodies: dict[int, BodyRecord] = {}
         self._counters = {"body": 0, "link": 0, "node": 0, "topology": 0}
         self._solver: tuple = ()
+        self._solver_slot = np.zeros(0, dtype=np.int64)
         self._solver_version = -1
         self.on_tick_start: list[Callable[[], None]] = []
         self.on_tick_end: list[Callable[[], None]] = []
@@ -386,17 +392,24 @@ class PhysicsWorld(CollisionMixin):
         self.links.keep(keep)
         self._touch()
 
-    def add_hinge(self, root: int, joint: int, end: int, forward: Sequence[int],
+    def add_hinge(self, root: int, joint: int, end: int, forward: Sequence[int], *,
+                  plane: bool = True, bend_min: float = -math.inf,
                   body: Body | None = None) -> None:
-        """Knee-style plane constraint (Horswill eq. 4-5).
+        """Knee-style joint limits on the chain ``root - joint - end``.
 
-        ``joint`` is kept in the plane through ``root`` and ``end`` that contains the forward
-        vector ``(p[f1] - p[f0]) x (p[f3] - p[f2])`` for ``forward = (f0, f1, f2, f3)``.
+        With ``plane`` (Horswill eq. 4-5), ``joint`` is kept in the plane through ``root`` and
+        ``end`` that contains the forward vector ``(p[f1] - p[f0]) x (p[f3] - p[f2])`` for
+        ``forward = (f0, f1, f2, f3)``. With a finite ``bend_min`` (metres), the joint may not
+        bend to the back of that vector: its offset from the root-end line along forward stays
+        at least ``bend_min`` (0: straight is the limit; anti-hyperextension).
         """
         idx = self._check_nodes(as_indices([root, joint, end, *forward], "hinge"), "hinge")
         if len(idx) != 7:
             raise PhysicsError(f"hinge forward needs 4 nodes, got {len(forward)}")
-        self.hinges.append(1, {"nodes": idx, "body": -1 if body is None else body.id})
+        if math.isnan(bend_min) or bend_min == math.inf:
+            raise PhysicsError(f"hinge bend_min must be a number or -inf, got {bend_min!r}")
+        self.hinges.append(1, {"nodes": idx, "plane": plane, "bend_min": bend_min,
+                               "body": -1 if body is None else body.id})
         self._touch()
 
     def add_angle_limit(self, a: int, b: int, c: int, min_angle: float = 0.0,
@@ -479,8 +492,40 @@ class PhysicsWorld(CollisionMixin):
             stiffness = 1.0 - (1.0 - stiffness) ** (1.0 / self.iterations)
             self._solver = (links["nodes"][order].astype(np.uint32), links["min"][order],
                             links["max"][order], stiffness, int((~approx).sum()))
+            self._solver_slot = np.empty(len(order), dtype=np.int64)
+            self._solver_slot[order] = np.arange(len(order))
             self._solver_version = self._counters["topology"]
         return self._solver
+
+    def link_rows(self, link_ids: ArrayLike) -> np.ndarray:
+        """Rows in the link table of the links with these permanent ids (int64 array)."""
+        ids = np.atleast_1d(np.asarray(link_ids, dtype=np.int64))
+        table = self.links["id"]
+        rows = np.searchsorted(table, ids)  # ids only grow, and removal keeps order
+        found = rows < len(table)
+        found[found] = table[rows[found]] == ids[found]
+        if not found.all():
+            raise UnknownNameError(f"some of links {ids.tolist()} have been removed")
+        return rows
+
+    def set_link_rest(self, rows: np.ndarray, rest: ArrayLike) -> None:
+        """Change the rest length (m) of rigid links at table ``rows`` (see :meth:`link_rows`)
+        without a topology change: actuated links, such as breathing shoulders.
+
+        Cheap enough to call every tick for many links (no solver rebuild).
+        """
+        r = np.broadcast_to(np.asarray(rest, dtype=np.float64), np.shape(rows))
+        if not (np.isfinite(r).all() and (r > 0).all()):
+            raise PhysicsError(f"link rest lengths must be positive and finite, got {rest!r}")
+        lo, hi = self.links["min"], self.links["max"]
+        if (lo[rows] != hi[rows]).any():
+            raise PhysicsError("set_link_rest applies to rigid links only")
+        lo[rows] = r
+        hi[rows] = r
+        if self._solver_version == self._counters["topology"]:
+            slots = self._solver_slot[rows]
+            self._solver[1][slots] = r
+            self._solver[2][slots] = r
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` ticks: hooks, integrate (eq. 2), project (K iterations), friction."""
@@ -500,7 +545,8 @@ class PhysicsWorld(CollisionMixin):
                 nodes["radius"], nodes["ground_normal"], nodes["lock_pos"],
                 nodes["move_target"], nodes["move_time"],
                 link_nodes, link_min, link_max, link_stiffness, n_exact,
-                self.hinges["nodes"], self.angles["nodes"], self.angles["cos"],
+                self.hinges["nodes"], self.hinges["plane"], self.hinges["bend_min"],
+                self.angles["nodes"], self.angles["cos"],
                 self.planes["normal"], self.planes["offset"], self.planes["friction"],
                 vols["kind"], vols["nodes"], vols["radius"], vols["coef"], vols["friction"],
                 vols["passive"], col["has_spheres"], col["boxes"], col["box_c"], col["box_u"],
