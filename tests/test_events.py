@@ -41,7 +41,7 @@ def test_action_ends_once_and_reports_start_and_end():
 
 def test_world_emits_pain_and_contact_events():
     world = twig.World()
-    kid = world.add_humanoid("kid", height=1.1)
+    kid = world.add_humanoid("kid", height=1.1, control=False)
     world.lock_nodes(kid.nodes)
     world.add_block("crate", position=(0, 3, 0), size=(0.4, 0.4, 0.4), mass=60)
     events = []

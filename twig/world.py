@@ -11,14 +11,16 @@ from typing import TYPE_CHECKING
 from numpy.typing import ArrayLike
 
 from twig.bodies.cloth import add_cloth
-from twig.bodies.humanoid import add_humanoid
 from twig.bodies.props import add_ball, add_block, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.physics import Body, PhysicsWorld
+from twig.physics.columns import Columns
 from twig.physics.validate import as_positive
 
 if TYPE_CHECKING:
     from twig.export.recording import Recording
+    from twig.motor import MotorSystem
+    from twig.physics import Snapshot
 
 
 class World(PhysicsWorld):
@@ -52,8 +54,54 @@ class World(PhysicsWorld):
         return add_cloth(self, name, position, **kwargs)
 
     def add_humanoid(self, name: str, position: ArrayLike = (0.0, 0.0, 0.0), **kwargs) -> Body:
-        """A 16-node stick figure; see :func:`twig.bodies.humanoid.add_humanoid`."""
-        return add_humanoid(self, name, position, **kwargs)
+        """A 16-node character standing at ``position`` under motor control (a
+        :class:`~twig.motor.Character`), or a rag doll with ``control=False``; see
+        :func:`twig.motor.add_character` and :func:`twig.bodies.humanoid.add_humanoid`."""
+        from twig.motor import add_character
+
+        return add_character(self, name, position, **kwargs)
+
+    @property
+    def motor(self) -> MotorSystem:
+        """The motor system (characters' control), made with the first character."""
+        motor = self.__dict__.get("_motor")
+        if motor is None:
+            from twig.motor import MotorSystem
+
+            motor = self._motor = MotorSystem(self)
+        return motor
+
+    def body(self, name: str) -> Body:
+        """The body called ``name`` (a :class:`~twig.motor.Character` if it is one)."""
+        body = super().body(name)
+        motor = self.__dict__.get("_motor")
+        if motor is not None and motor.controls(body):
+            from twig.motor import Character
+
+            return Character(self, body.id)
+        return body
+
+    @property
+    def characters(self) -> list[Body]:
+        """The controlled characters, in creation order."""
+        motor = self.__dict__.get("_motor")
+        if motor is None:
+            return []
+        return [b for b in self.bodies if motor.controls(b)]
+
+    def _state_tables(self) -> dict[str, Columns]:
+        tables = super()._state_tables()
+        motor = self.__dict__.get("_motor")
+        if motor is not None:
+            tables["motor"] = motor.table
+        return tables
+
+    def restore(self, snap: Snapshot) -> None:
+        """Return to a :meth:`snapshot`; running actions fail ("the world was restored")."""
+        motor = self.__dict__.get("_motor")
+        if motor is not None:
+            motor.reset("the world was restored")
+        super().restore(snap)
 
     def add_ball(self, name: str, position: ArrayLike, **kwargs) -> Body:
         """A ball (one node, a sphere); see :func:`twig.bodies.props.add_ball`."""

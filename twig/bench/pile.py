@@ -47,7 +47,7 @@ def pile_world(count: int, fast: bool = True) -> World:
         pos = (-side / 2 + 0.5 + col * (side - 1.0) / max(per_row - 1, 1), 0.3 + 2.0 * layer,
                -side / 2 + 0.5 + row * (side - 1.0) / max(per_row - 1, 1))
         world.add_humanoid(f"doll{k}", pos, height=float(rng.uniform(1.1, 1.8)),
-                           facing=float(rng.uniform(-math.pi, math.pi)))
+                           facing=float(rng.uniform(-math.pi, math.pi)), control=False)
     if not fast:
         world.broad_grid = False
         world.broad_margin = 1.1 * ACTIVE_GAP

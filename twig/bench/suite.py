@@ -70,7 +70,8 @@ def figures_world(count: int) -> World:
     world = World()
     side = int(np.ceil(np.sqrt(count)))
     for k in range(count):
-        world.add_humanoid(f"fig{k}", (1.5 * (k % side), 0.0, 1.5 * (k // side)))
+        world.add_humanoid(f"fig{k}", (1.5 * (k % side), 0.0, 1.5 * (k // side)),
+                           control=False)
     return world
 
 

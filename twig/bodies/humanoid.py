@@ -64,8 +64,9 @@ PAIN_THRESHOLD = 10.0
 
 # Standing pose as (right, up, forward) fractions of height (Drillis & Contini proportions).
 # The pelvis node (the sacrum) sits above the hip joints and the neck above the shoulder joints:
-# braced triangles with three collinear nodes flex freely and, where their nodes rest on the
-# ground with different radii, stay stretched at rest.
+# braced triangles with three collinear nodes stay stretched where nodes of different radii rest
+# on the ground. The braced torso is flat, so it can bend at the chest and twist between pelvis
+# and shoulders; posture control holds the spine straight (twig.motor).
 _POSE = {
     "head": (0.0, 0.935, 0.0), "neck": (0.0, 0.83, 0.0), "chest": (0.0, 0.69, 0.0),
     "pelvis": (0.0, 0.56, 0.0),

@@ -323,3 +323,27 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
                           angle_cos[a, 0], angle_cos[a, 1])
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
                        plane_friction, depth, contact_normal, contact_friction)
+
+
+@njit(cache=True)
+def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+                 link_stiffness, n_rigid, n_exact, marked, plane_normal, plane_offset,
+                 plane_friction, depth, contact_normal, contact_friction):
+    """One more sweep over the links that touch a ``marked`` node ((N,) uint8), then the
+    planes: after ground friction, it gives the links of the nodes friction slowed the last
+    word, so a heap of limbs on the ground does not rest with its links stretched (friction
+    would otherwise cut the sideways repairs the constraints made). Links elsewhere are not
+    touched, so distant bodies do not change each other's motion."""
+    for k in range(link_nodes.shape[0]):
+        i = link_nodes[k, 0]
+        j = link_nodes[k, 1]
+        if marked[i] == 0 and marked[j] == 0:
+            continue
+        if k < n_rigid:
+            project_rigid(pos, w, i, j, link_min[k])
+        elif k < n_exact:
+            project_distance(pos, w, i, j, link_min[k], link_max[k], link_stiffness[k])
+        else:
+            project_distance_sqrt_approx(pos, w, i, j, link_min[k])
+    project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
+                   depth, contact_normal, contact_friction)

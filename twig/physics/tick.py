@@ -20,22 +20,22 @@ from twig.physics.collision.narrow import (
 )
 from twig.physics.collision.response import contact_friction
 from twig.physics.collision.sleep import update_sleep, wake_driven
-from twig.physics.constraints import project_planes, relax, rigid_prefix
+from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
 from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.integrate import integrate_nodes
 
 
 @njit(cache=True)
-def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction):
+def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction, slowed):
     """Jakobsen 2001, section 6 (handling friction), once per tick after the relaxation.
 
     A node pushed out of a plane by a total depth ``dp`` this tick has its tangential displacement
     ``t`` (this tick's velocity times dt) shortened by ``mu * dp``, never reversed: ``|t| -> max(0,
     |t| - mu dp)``. Since ``dp`` is the normal velocity change times dt, this is Coulomb friction.
-    Also sets the GROUNDED flag that selects ground damping next tick. Returns how many nodes
-    it slowed.
+    Also sets the GROUNDED flag that selects ground damping next tick. Marks the nodes it
+    slowed in ``slowed`` ((N,) uint8) and returns how many there are.
     """
-    slowed = 0
+    count = 0
     for i in range(pos.shape[0]):
         if flags[i] & ASLEEP:
             continue  # resting where it was: keeps its contact state
@@ -63,8 +63,9 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction)
         pos[i, 0] -= tx * cut
         pos[i, 1] -= ty * cut
         pos[i, 2] -= tz * cut
-        slowed += 1
-    return slowed
+        slowed[i] = 1
+        count += 1
+    return count
 
 
 @njit(cache=True)
@@ -116,14 +117,12 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         # Contacts came after the planes in the last iteration: nothing ends a tick underground.
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
                        plane_friction, depth, ground_normal, contact_friction_mu)
-    if apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu) > 0:
-        # Friction also cut the sideways repairs the constraints made to resting nodes; one
-        # more sweep gives the links the last word, so a heap of limbs on the ground does not
-        # rest with its links stretched.
-        relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-              n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
-              plane_normal, plane_offset, plane_friction, 1, np.zeros(n), ground_normal,
-              contact_friction_mu)
+    slowed = np.zeros(n, dtype=np.uint8)
+    if apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu,
+                      slowed) > 0:
+        relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+                     link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
+                     plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane)

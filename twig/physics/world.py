@@ -652,19 +652,23 @@ class PhysicsWorld(CollisionMixin):
         self.nodes["damp_rel"][sel] = relative if relative_to is not None else 0.0
 
     # ------------------------------------------------------------------ determinism
+    def _state_tables(self) -> dict[str, Columns]:
+        """Every table of state a snapshot must copy (layers above add theirs)."""
+        return {name: getattr(self, name) for name in
+                ("nodes", "links", "hinges", "angles", "planes", "volumes", "body_state")}
+
     def snapshot(self) -> Snapshot:
         """A copy of the complete state; :meth:`restore` of it gives the same future."""
-        tables = {name: getattr(self, name).copy()
-                  for name in ("nodes", "links", "hinges", "angles", "planes", "volumes",
-                             "body_state")}
+        tables = {name: table.copy() for name, table in self._state_tables().items()}
         return Snapshot(tables, {k: replace(v, meta=dict(v.meta)) for k, v in
                                  self._bodies.items()}, dict(self._counters), self.tick,
                         self.rng.bit_generator.state)
 
     def restore(self, snap: Snapshot) -> None:
         """Return to a :meth:`snapshot` (bodies removed since then come back)."""
+        live = self._state_tables()
         for name, saved in snap.tables.items():
-            getattr(self, name).restore(saved)
+            live[name].restore(saved)
         self._bodies = {k: replace(v, meta=dict(v.meta)) for k, v in snap.bodies.items()}
         self._counters = dict(snap.counters)
         self._counters["topology"] += 1

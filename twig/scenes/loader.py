@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from twig.bodies.cloth import add_cloth
-from twig.bodies.humanoid import add_humanoid
 from twig.bodies.props import add_ball, add_block, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.errors import SceneError, TwigError
+from twig.motor import add_character
 from twig.world import World
 
 _OBJECT_TYPES: dict[str, Callable[..., Any]] = {
@@ -28,7 +28,7 @@ _OBJECT_TYPES: dict[str, Callable[..., Any]] = {
     "rope": add_rope,
     "tetrahedron": add_tetrahedron,
     "cloth": add_cloth,
-    "humanoid": add_humanoid,
+    "humanoid": add_character,
     "ball": add_ball,
     "block": add_block,
     "weight": add_weight,

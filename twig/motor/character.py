@@ -1,0 +1,218 @@
+"""``Character``: the handle users and scripts command (``kid.walk_to(ball)``).
+
+A character is a humanoid body under motor control. Its methods are the motor commands of
+Horswill 2009 section VII; durative ones return an :class:`~twig.action.Action` at once and
+the motor system finishes it on a later tick. Like every handle it owns no state: commands
+write the character's row of the motor table.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from twig.action import Action
+from twig.bodies.frames import facing, pelvis_frame
+from twig.bodies.humanoid import add_humanoid
+from twig.motor.locomotion import LookAt, TurnTo, WalkTo
+from twig.motor.state import PASSIVE, STAND
+from twig.motor.targets import Target, TargetError, resolve
+from twig.physics import Body, PhysicsWorld
+from twig.physics.validate import as_points
+
+if TYPE_CHECKING:
+    from twig.motor.system import MotorSystem
+
+
+class Character(Body):
+    """A humanoid under motor control: stands by itself and takes commands.
+
+    Obtain one from ``world.add_humanoid(...)`` or ``world.body(name)``.
+    """
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def motor(self) -> MotorSystem:
+        return self.world.motor
+
+    @property
+    def _table(self):
+        return self.world.motor.table
+
+    @property
+    def _row(self) -> int:
+        return self.world.motor.row(self)
+
+    def _action(self, name: str) -> Action:
+        return Action(name, self.name, self.world.events)
+
+    def _failed(self, name: str, reason: str) -> Action:
+        return Action.failed(name, self.name, reason, self.world.events)
+
+    # ------------------------------------------------------------------ what a viewer sees
+    @property
+    def hips(self) -> np.ndarray:
+        """Centre of the hips, metres, shape (3,)."""
+        return 0.5 * (self.node_position("l_hip") + self.node_position("r_hip"))
+
+    @property
+    def heading(self) -> float:
+        """Facing of the pelvis, radians about +y (0 faces +z)."""
+        return facing(self)
+
+    @property
+    def pain(self) -> float:
+        """Current pain level, joules of recent impacts (decaying)."""
+        return self.world.pain(self)
+
+    @property
+    def mode(self) -> str:
+        """``"standing"`` (posture and gait on), ``"sitting"`` or ``"limp"``."""
+        return {PASSIVE: "limp", STAND: "standing"}.get(int(self._table["mode"][self._row]),
+                                                        "sitting")
+
+    @property
+    def walk_velocity(self) -> np.ndarray:
+        """The ground velocity the gait is following now, m/s, shape (3,)."""
+        return self._table["walk_cmd"][self._row].copy()
+
+    @property
+    def gaze_direction(self) -> np.ndarray:
+        """Where the face points (unit vector): the gaze target, else the walk direction."""
+        return self._table["gaze_dir"][self._row].copy()
+
+    @property
+    def steps(self) -> int:
+        """Steps taken so far."""
+        return int(self._table["steps"][self._row])
+
+    @property
+    def actions(self) -> list[Action]:
+        """The actions running now."""
+        return self.motor.running(self)
+
+    @property
+    def upright(self) -> bool:
+        """Whether the figure stands: hips above 60 % of the leg length, torso within 45
+        degrees of vertical."""
+        frame = pelvis_frame(self)
+        leg = self._table["leg"][self._row]
+        return bool(self.hips[1] > 0.6 * leg and frame.up[1] > math.cos(math.radians(45)))
+
+    # ------------------------------------------------------------------ legs
+    def walk_to(self, target: Target, speed: float = 1.3, distance: float = 0.1) -> Action:
+        """Walk until the hips are within ``distance`` m of ``target`` (a point, a body or a
+        name; a moving body is followed), at up to ``speed`` m/s; then stop."""
+        name = "walk-to"
+        if not (isinstance(speed, int | float) and 0.05 <= speed <= 6.0):
+            return self._failed(name, f"speed must be 0.05 to 6 m/s, got {speed!r}")
+        if not (isinstance(distance, int | float) and distance >= 0.05):
+            return self._failed(name, f"distance must be at least 0.05 m, got {distance!r}")
+        try:
+            where, _ = resolve(self.world, target)
+        except TargetError as e:
+            return self._failed(name, str(e))
+        if self.mode != "standing":
+            return self._failed(name, f"{self.name} is {self.mode}")
+        task = WalkTo(self, self._action(name), where, float(speed), float(distance))
+        return self.motor.start(self, "legs", task)
+
+    def walk(self, velocity: tuple[float, float, float]) -> None:
+        """Walk with this ground velocity (m/s; y ignored) until told otherwise."""
+        v = as_points(velocity, "velocity").reshape(3)
+        self.motor.stop(self, "legs", "replaced by walk")
+        t, r = self._table, self._row
+        t["walk"][r] = (v[0], 0.0, v[2])
+        t["goal_on"][r] = False
+        t["face_on"][r] = False
+
+    def stop(self) -> None:
+        """Stop walking (the feet come under the body)."""
+        self.walk((0.0, 0.0, 0.0))
+
+    def turn_to(self, target: Target | float) -> Action:
+        """Turn on the spot to face ``target`` (a heading in radians about +y, 0 = +z, or
+        something to face: a point, a body, a name)."""
+        name = "turn-to"
+        if isinstance(target, int | float) and not isinstance(target, bool):
+            if not math.isfinite(target):
+                return self._failed(name, f"heading must be finite, got {target!r}")
+            heading = float(target)
+
+            def want() -> float:
+                return heading
+        else:
+            try:
+                where, _ = resolve(self.world, target)
+            except TargetError as e:
+                return self._failed(name, str(e))
+
+            def want() -> float:
+                d = where() - self.hips
+                return math.atan2(d[0], d[2]) if d[0] ** 2 + d[2] ** 2 > 1e-8 else self.heading
+        if self.mode != "standing":
+            return self._failed(name, f"{self.name} is {self.mode}")
+        return self.motor.start(self, "legs", TurnTo(self, self._action(name), want))
+
+    # ------------------------------------------------------------------ gaze
+    def look_at(self, target: Target | None) -> Action:
+        """Point the face at ``target`` (followed as it moves) and turn the shoulders toward
+        it, at most 90 degrees from the pelvis; ``None`` looks where the body goes."""
+        name = "look-at"
+        if target is None:
+            self.motor.stop(self, "gaze", "looking ahead")
+            self._table["gaze_on"][self._row] = False
+            action = self._action(name)
+            action.succeed()
+            return action
+        try:
+            where, _ = resolve(self.world, target)
+        except TargetError as e:
+            return self._failed(name, str(e))
+        return self.motor.start(self, "gaze", LookAt(self, self._action(name), where))
+
+    # ------------------------------------------------------------------ whole body
+    def go_limp(self) -> None:
+        """Turn motor control off: the character collapses as a rag doll."""
+        for channel in ("legs", "gaze", "left", "right"):
+            self.motor.stop(self, channel, f"{self.name} went limp")
+        t, r = self._table, self._row
+        t["mode"][r] = PASSIVE
+        self.world.unlock_nodes(self.nodes)
+
+    def stand(self) -> None:
+        """Turn motor control back on where the figure is (it pushes itself up if it can)."""
+        t, r = self._table, self._row
+        if t["mode"][r] == PASSIVE:
+            t["walk_cmd"][r] = 0.0
+            t["swing"][r] = 0
+        t["mode"][r] = STAND
+
+    def __repr__(self) -> str:
+        if not self.alive:
+            return f"<Character #{self.id} (removed)>"
+        return f"<Character {self.name!r} {self.mode} at {np.round(self.hips, 2).tolist()}>"
+
+
+def add_character(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
+                  control: bool = True, **build: Any) -> Body:
+    """Add a humanoid (see :func:`twig.bodies.humanoid.add_humanoid` for ``build``) and, with
+    ``control`` (the default), put it under motor control standing where it is: returns a
+    :class:`Character` (one built ``lying`` starts limp; :meth:`Character.stand` wakes it).
+    ``control=False`` leaves a passive rag doll (a plain body)."""
+    body = add_humanoid(world, name, position, **build)
+    if not control:
+        return body
+    world.motor.add(body, mode=PASSIVE if build.get("lying") else STAND)
+    return Character(world, body.id)
+
+
+add_character.__signature__ = inspect.Signature([
+    *inspect.signature(add_humanoid).parameters.values(),
+    inspect.Parameter("control", inspect.Parameter.KEYWORD_ONLY, default=True,
+                      annotation="bool"),
+], return_annotation="Body")

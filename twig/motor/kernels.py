@@ -1,0 +1,593 @@
+"""The motor kernel: posture, gait, head and hand control for every character in one call.
+
+Horswill 2009, section VII. All control is in Cartesian space on the nodes:
+
+- **Posture** (VII.B): proportional loops with the nodes' own damping plus a light derivative
+  term. A vertical force holds the pelvis at standing height (its feed-forward carries the
+  weight above the legs, and only while a foot is on the ground); horizontal forces give the
+  pelvis the walk velocity, or centre it over the feet when standing; the shoulders are held
+  over the pelvis, leaning into the walk, by forces with equal and opposite reactions on the
+  pelvis; the pelvis turns toward the walk direction and the shoulders toward the gaze (never
+  more than 90 degrees from the pelvis) by opposite forces on opposite sides.
+- **Gait** (VII.D): when a planted foot trails far enough behind its hip (or is out of place
+  while standing or turning), it makes a ballistic step (a kinematic arc with clearance) to a
+  point ahead along the walk velocity, then locks where it lands. Stride and cadence grow with
+  speed; one foot steps at a time.
+- **Head** (VII.C): the head is held up over the neck, tilted toward the gaze target; the face
+  direction (``gaze_dir``) points at the gaze target or the walk direction at once.
+- **Arms** (VII.C): an arm swings from an impulse when the opposite foot begins a step; a driven
+  hand moves in a straight line to its target at a limited speed and holds there (reach,
+  gestures, hug, grapple), clamped to what the arm can reach.
+
+Kinematic node motion uses the physics layer's set-point moves: a node given the target
+``p + 2 (q - p)`` over two ticks arrives at ``q`` after one tick with its true velocity, and the
+next tick's command replaces the move.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from twig.motor.state import (
+    CHEST,
+    HAND_DRIVE,
+    HEAD,
+    L_ELBOW,
+    L_FOOT,
+    L_HAND,
+    L_HIP,
+    L_SHOULDER,
+    NECK,
+    PASSIVE,
+    PELVIS,
+    R_ELBOW,
+    R_FOOT,
+    R_HAND,
+    R_HIP,
+    R_SHOULDER,
+    SIT,
+)
+from twig.physics.flags import GROUNDED, LOCKED, MOVING
+
+GRAVITY = 9.81
+"""m/s^2, magnitude (the world's gravity is along -y)."""
+
+# Gains (per second squared for positions, per second for velocities), for a 1.75 m adult;
+# loops on bigger or smaller figures keep their natural frequencies.
+K_HEIGHT, D_HEIGHT = 120.0, 16.0
+K_CENTRE = 2.5              # standing: pelvis velocity per metre off the feet's midpoint
+K_VEL = 12.0                # pelvis ground velocity loop
+A_MAX = 8.0                 # most horizontal acceleration the posture gives, m/s^2
+K_UPRIGHT, D_UPRIGHT = 150.0, 18.0
+K_YAW, D_YAW = 400.0, 40.0   # rad/s^2 per rad, per rad/s
+K_HEAD, D_HEAD = 200.0, 20.0
+K_SPINE, D_SPINE = 300.0, 25.0   # chest held on the pelvis-neck line
+K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
+LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
+ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
+STAND_FRACTION = 0.965      # standing hip height over leg length
+WALK_CROUCH = 0.05          # hip lowered by this fraction of the leg at 1.3 m/s and above
+REACH_FRACTION = 0.985      # a planted leg steps before it straightens beyond this
+SWING_FRACTION = 0.8        # of the step period spent in the air (rest: double support)
+CLEARANCE = 0.07            # swing height, m per adult m (plus speed)
+SWING_IMPULSE = 0.0         # hand and elbow speed given per m/s of walking, m/s
+STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place, m per adult m
+SHOULDER_LIMIT = 0.5 * math.pi
+
+
+@njit(cache=True, inline="always")
+def _vel(pos, prev, i, dt):
+    return ((pos[i, 0] - prev[i, 0]) / dt, (pos[i, 1] - prev[i, 1]) / dt,
+            (pos[i, 2] - prev[i, 2]) / dt)
+
+
+@njit(cache=True, inline="always")
+def _push(acc, i, ax, ay, az):
+    acc[i, 0] += ax
+    acc[i, 1] += ay
+    acc[i, 2] += az
+
+
+@njit(cache=True)
+def _drive(pos, flags, move_target, move_time, i, qx, qy, qz, dt):
+    """Make node ``i`` arrive at ``q`` next tick with its true velocity (set-point move)."""
+    move_target[i, 0] = pos[i, 0] + 2.0 * (qx - pos[i, 0])
+    move_target[i, 1] = pos[i, 1] + 2.0 * (qy - pos[i, 1])
+    move_target[i, 2] = pos[i, 2] + 2.0 * (qz - pos[i, 2])
+    move_time[i] = 2.0 * dt
+    flags[i] = (flags[i] & ~LOCKED) | MOVING
+
+
+@njit(cache=True)
+def _yaw_of(ax, az):
+    """Heading (rad about +y, 0 along +z) of the forward of a left-minus-right vector."""
+    # forward = (l - r) x up = (-az, 0, ax)
+    return math.atan2(-az, ax)
+
+
+@njit(cache=True)
+def _wrap(a):
+    while a > math.pi:
+        a -= 2.0 * math.pi
+    while a < -math.pi:
+        a += 2.0 * math.pi
+    return a
+
+
+@njit(cache=True)
+def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
+    """Turn the pair (left, right) about +y toward ``target_yaw`` with opposite horizontal
+    forces (no net force): a proportional loop on the heading plus damping of the turn rate.
+    Returns the heading error in radians."""
+    ax = pos[left, 0] - pos[right, 0]
+    az = pos[left, 2] - pos[right, 2]
+    r2 = ax * ax + az * az
+    if r2 < 1e-8:
+        return 0.0
+    err = _wrap(target_yaw - _yaw_of(ax, az))
+    vlx = (pos[left, 0] - prev[left, 0]) - (pos[right, 0] - prev[right, 0])
+    vlz = (pos[left, 2] - prev[left, 2]) - (pos[right, 2] - prev[right, 2])
+    rate = (az * vlx - ax * vlz) / (r2 * dt)  # d(heading)/dt of the pair
+    alpha = gain * err - damp * rate
+    # Tangential acceleration at radius r/2 for angular acceleration alpha: alpha r / 2.
+    # Turning by +alpha about +y moves the left node along (az, 0, -ax)/r * r/2.
+    m_l = 1.0 / inv_mass[left] if inv_mass[left] > 0.0 else 0.0
+    m_r = 1.0 / inv_mass[right] if inv_mass[right] > 0.0 else 0.0
+    if m_l == 0.0 or m_r == 0.0:
+        return err
+    # Equal and opposite forces: F = alpha * (m_l + m_r) / 2 * r / 2 per unit direction.
+    f = 0.25 * alpha * (m_l + m_r)
+    _push(acc, left, f * az / m_l, 0.0, -f * ax / m_l)
+    _push(acc, right, -f * az / m_r, 0.0, f * ax / m_r)
+    return err
+
+
+@njit(cache=True)
+def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
+               node, scale, leg, arm, head_len, foot_r, m_support, mode, walk, goal, goal_on,
+               goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, hand_mode,
+               hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
+               swing_to, support, breath, arrived, heading, yaw_error, hand_dist, steps,
+               gaze_dir, dt):
+    """One tick of motor control for every character row (see :mod:`twig.motor.state` for the
+    columns, shapes and units). Writes node accelerations (``acc``, m/s^2), set-point moves
+    and locks of feet and hands, and the state columns."""
+    for c in range(node.shape[0]):
+        if mode[c] == PASSIVE:
+            continue
+        nd = node[c]
+        s = scale[c]
+        _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c,
+                  dt)
+        _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
+              foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
+              swing_from[c], swing_to[c], support, steps, hand_mode[c], c, dt)
+        _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], foot_r[c], m_support[c],
+                 mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
+                 support, heading, yaw_error, c, dt)
+        _head(pos, prev, acc, inv_mass, nd, head_len[c], walk_cmd[c], face[c], face_on[c],
+              gaze[c], gaze_on[c], gaze_dir[c], dt)
+        for k in range(2):
+            if hand_mode[c, k] == HAND_DRIVE:
+                _hand(pos, flags, move_target, move_time, nd, k, arm[c], hand_target[c, k],
+                      hand_speed[c, k], hand_dist, c, dt)
+        breath[c] += dt * 2.0 * math.pi * (0.25 + 0.15 * math.sqrt(
+            walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2))
+
+
+@njit(cache=True)
+def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c, dt):
+    """Walk velocity for this tick: toward the goal (slowing to stop within ``goal_stop``) or
+    the commanded ``walk``, followed with a limited acceleration."""
+    hx = 0.5 * (pos[nd[L_HIP], 0] + pos[nd[R_HIP], 0])
+    hz = 0.5 * (pos[nd[L_HIP], 2] + pos[nd[R_HIP], 2])
+    wx = walk[c, 0]
+    wz = walk[c, 2]
+    if goal_on[c]:
+        dx = goal[c, 0] - hx
+        dz = goal[c, 2] - hz
+        dist = math.sqrt(dx * dx + dz * dz)
+        if dist <= goal_stop[c]:
+            wx = wz = 0.0
+            arrived[c] = (walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2) < 0.04
+        else:
+            arrived[c] = False
+            # Slow down to stop at the goal with a comfortable deceleration.
+            speed = min(goal_speed[c], math.sqrt(2.0 * 0.8 * ACCEL_WALK * (dist - 0.5 *
+                                                                           goal_stop[c])))
+            wx = dx / dist * speed
+            wz = dz / dist * speed
+    ex = wx - walk_cmd[c, 0]
+    ez = wz - walk_cmd[c, 2]
+    e = math.sqrt(ex * ex + ez * ez)
+    step = ACCEL_WALK * dt
+    if e > step:
+        ex *= step / e
+        ez *= step / e
+    walk_cmd[c, 0] += ex
+    walk_cmd[c, 1] = 0.0
+    walk_cmd[c, 2] += ez
+
+
+@njit(cache=True)
+def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mode, wv, face,
+             face_on, gaze, gaze_on, seat, support, heading, yaw_error, c, dt):
+    """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw."""
+    pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
+    mg = 0.0
+    cx = cy = cz = vx = vy = vz = 0.0
+    for i in (pel, lh, rh):
+        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
+        mg += m
+        cx += m * pos[i, 0]
+        cy += m * pos[i, 1]
+        cz += m * pos[i, 2]
+        v = _vel(pos, prev, i, dt)
+        vx += m * v[0]
+        vy += m * v[1]
+        vz += m * v[2]
+    if mg == 0.0:
+        return
+    cx /= mg
+    cy /= mg
+    cz /= mg
+    vx /= mg
+    vy /= mg
+    vz /= mg
+    speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
+    supported = support[c] > 0.0
+    ratio = m_support / mg  # the group's forces move everything the legs carry
+    # Height: hips over the feet at a fraction of the leg's length (lower when walking).
+    hip_y = 0.5 * (pos[lh, 1] + pos[rh, 1])
+    if mode == SIT:
+        target = seat[1]
+    else:
+        crouch = WALK_CROUCH * min(speed / 1.3, 1.5)
+        target = foot_r + leg * (STAND_FRACTION - crouch)
+    ay = 0.0
+    if supported:
+        ay = (K_HEIGHT * (target - hip_y) - D_HEIGHT * vy + GRAVITY) * ratio
+        ay = min(max(ay, 0.0), 3.0 * GRAVITY * ratio)
+    # Ground velocity: the walk vector, or back over the middle of the feet when still.
+    fx = 0.5 * (pos[nd[L_FOOT], 0] + pos[nd[R_FOOT], 0])
+    fz = 0.5 * (pos[nd[R_FOOT], 2] + pos[nd[L_FOOT], 2])
+    if mode == SIT:
+        fx, fz = seat[0], seat[2]
+    still = max(0.0, 1.0 - speed / 0.3)
+    dvx = wv[0] + still * K_CENTRE * (fx - cx)
+    dvz = wv[2] + still * K_CENTRE * (fz - cz)
+    ax = az = 0.0
+    if supported:
+        ax = K_VEL * (dvx - vx)
+        az = K_VEL * (dvz - vz)
+        a = math.sqrt(ax * ax + az * az)
+        if a > A_MAX:
+            ax *= A_MAX / a
+            az *= A_MAX / a
+        ax *= ratio
+        az *= ratio
+    for i in (pel, lh, rh):
+        _push(acc, i, ax, ay, az)
+    # Level hips: opposite vertical forces on the two sides (no net force).
+    vl = _vel(pos, prev, lh, dt)
+    vr = _vel(pos, prev, rh, dt)
+    lev = 0.5 * (K_LEVEL * (pos[rh, 1] - pos[lh, 1]) - D_LEVEL * (vl[1] - vr[1]))
+    _push(acc, lh, 0.0, lev, 0.0)
+    _push(acc, rh, 0.0, -lev * inv_mass[rh] / inv_mass[lh], 0.0)
+    _spine(pos, prev, acc, inv_mass, nd, dt)
+    _upright(pos, prev, acc, inv_mass, nd, s, wv, mg, cx, cz, vx, vz, dt)
+    # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
+    pel_yaw = _yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
+    if face_on:
+        heading[c] = math.atan2(face[0], face[2])
+    elif speed > 0.15:
+        heading[c] = math.atan2(wv[0], wv[2])
+    want = heading[c]  # standing still: hold the last heading
+    yaw_error[c] = _twist(pos, prev, acc, inv_mass, lh, rh, want, K_YAW, D_YAW, dt)
+    shoulder_want = want
+    if gaze_on:
+        gx = gaze[0] - pos[nd[NECK], 0]
+        gz = gaze[2] - pos[nd[NECK], 2]
+        if gx * gx + gz * gz > 1e-6:
+            turn = _wrap(math.atan2(gx, gz) - pel_yaw)
+            shoulder_want = pel_yaw + min(max(turn, -SHOULDER_LIMIT), SHOULDER_LIMIT)
+    _twist(pos, prev, acc, inv_mass, nd[L_SHOULDER], nd[R_SHOULDER], shoulder_want, K_YAW,
+           D_YAW, dt)
+
+
+@njit(cache=True)
+def _spine(pos, prev, acc, inv_mass, nd, dt):
+    """Back muscles: the chest is pulled onto the line from the pelvis to the neck, with half
+    the opposite force on each of them (the braced torso bends only at the chest)."""
+    ch, pel, nk = nd[CHEST], nd[PELVIS], nd[NECK]
+    lx = pos[nk, 0] - pos[pel, 0]
+    ly = pos[nk, 1] - pos[pel, 1]
+    lz = pos[nk, 2] - pos[pel, 2]
+    ll = lx * lx + ly * ly + lz * lz
+    if ll < 1e-9 or inv_mass[ch] == 0.0:
+        return
+    t = ((pos[ch, 0] - pos[pel, 0]) * lx + (pos[ch, 1] - pos[pel, 1]) * ly
+         + (pos[ch, 2] - pos[pel, 2]) * lz) / ll
+    vc = _vel(pos, prev, ch, dt)
+    vp = _vel(pos, prev, pel, dt)
+    vn = _vel(pos, prev, nk, dt)
+    a = (0.0, 0.0, 0.0)
+    ex = pos[pel, 0] + t * lx - pos[ch, 0]
+    ey = pos[pel, 1] + t * ly - pos[ch, 1]
+    ez = pos[pel, 2] + t * lz - pos[ch, 2]
+    rx = vc[0] - (1.0 - t) * vp[0] - t * vn[0]
+    ry = vc[1] - (1.0 - t) * vp[1] - t * vn[1]
+    rz = vc[2] - (1.0 - t) * vp[2] - t * vn[2]
+    a = (K_SPINE * ex - D_SPINE * rx, K_SPINE * ey - D_SPINE * ry, K_SPINE * ez - D_SPINE * rz)
+    _push(acc, ch, a[0], a[1], a[2])
+    m = 1.0 / inv_mass[ch]
+    for i in (pel, nk):
+        if inv_mass[i] > 0.0:
+            r = -0.5 * m * inv_mass[i]
+            _push(acc, i, a[0] * r, a[1] * r, a[2] * r)
+
+
+@njit(cache=True)
+def _upright(pos, prev, acc, inv_mass, nd, s, wv, mg, cx, cz, vx, vz, dt):
+    """Shoulders held over the pelvis, leaning into the walk ("sitting up", VII.B), by forces
+    on the neck and shoulders with the opposite force on the pelvis group."""
+    top = (nd[NECK], nd[L_SHOULDER], nd[R_SHOULDER])
+    mt = 0.0
+    sx = sz = svx = svz = 0.0
+    for i in top:
+        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
+        mt += m
+        sx += m * pos[i, 0]
+        sz += m * pos[i, 2]
+        v = _vel(pos, prev, i, dt)
+        svx += m * v[0]
+        svz += m * v[2]
+    if mt == 0.0:
+        return
+    sx /= mt
+    sz /= mt
+    svx /= mt
+    svz /= mt
+    tx = cx + LEAN * s * wv[0]
+    tz = cz + LEAN * s * wv[2]
+    ax = K_UPRIGHT * (tx - sx) - D_UPRIGHT * (svx - vx)
+    az = K_UPRIGHT * (tz - sz) - D_UPRIGHT * (svz - vz)
+    for i in top:
+        _push(acc, i, ax, 0.0, az)
+    r = mt / mg
+    for i in (nd[PELVIS], nd[L_HIP], nd[R_HIP]):
+        _push(acc, i, -ax * r, 0.0, -az * r)
+
+
+@njit(cache=True)
+def _head(pos, prev, acc, inv_mass, nd, head_len, wv, face, face_on, gaze, gaze_on, gaze_dir,
+          dt):
+    """Horswill VII.C: the face points at the gaze target (else along the walk or facing);
+    the head is held over the neck, nodding a little toward what it looks at."""
+    hd, nk, ch = nd[HEAD], nd[NECK], nd[CHEST]
+    # Torso up: chest -> neck.
+    ux = pos[nk, 0] - pos[ch, 0]
+    uy = pos[nk, 1] - pos[ch, 1]
+    uz = pos[nk, 2] - pos[ch, 2]
+    ul = math.sqrt(ux * ux + uy * uy + uz * uz)
+    if ul < 1e-9:
+        return
+    ux /= ul
+    uy /= ul
+    uz /= ul
+    if gaze_on:
+        dx = gaze[0] - pos[hd, 0]
+        dy = gaze[1] - pos[hd, 1]
+        dz = gaze[2] - pos[hd, 2]
+    elif face_on:
+        dx, dy, dz = face[0], 0.0, face[2]
+    else:
+        dx, dy, dz = wv[0], 0.0, wv[2]
+        if dx * dx + dz * dz < 1e-4:
+            # Straight ahead: the shoulders' forward, (l - r) x up.
+            ax = pos[nd[L_SHOULDER], 0] - pos[nd[R_SHOULDER], 0]
+            az = pos[nd[L_SHOULDER], 2] - pos[nd[R_SHOULDER], 2]
+            dx, dz = -az, ax
+    dl = math.sqrt(dx * dx + dy * dy + dz * dz)
+    if dl > 1e-9:
+        gaze_dir[0] = dx / dl
+        gaze_dir[1] = dy / dl
+        gaze_dir[2] = dz / dl
+    # Nod: the head tips forward to look down and a little back to look up.
+    hx, hy, hz = ux, uy, uz
+    fl = math.sqrt(gaze_dir[0] ** 2 + gaze_dir[2] ** 2)
+    if fl > 1e-9:
+        tip = -0.6 * gaze_dir[1] / fl
+        hx += tip * gaze_dir[0]
+        hz += tip * gaze_dir[2]
+    hl = math.sqrt(hx * hx + hy * hy + hz * hz)
+    tx = pos[nk, 0] + head_len * hx / hl
+    ty = pos[nk, 1] + head_len * hy / hl
+    tz = pos[nk, 2] + head_len * hz / hl
+    vh = _vel(pos, prev, hd, dt)
+    vn = _vel(pos, prev, nk, dt)
+    ax = K_HEAD * (tx - pos[hd, 0]) - D_HEAD * (vh[0] - vn[0])
+    ay = K_HEAD * (ty - pos[hd, 1]) - D_HEAD * (vh[1] - vn[1]) + GRAVITY  # neck muscles
+    az = K_HEAD * (tz - pos[hd, 2]) - D_HEAD * (vh[2] - vn[2])
+    _push(acc, hd, ax, ay, az)
+    if inv_mass[nk] > 0.0 and inv_mass[hd] > 0.0:
+        r = inv_mass[nk] / inv_mass[hd]  # m_head / m_neck: equal and opposite force
+        _push(acc, nk, -ax * r, -ay * r, -az * r)
+
+
+@njit(cache=True)
+def _hand(pos, flags, move_target, move_time, nd, k, arm, target, speed, hand_dist, c, dt):
+    """Move hand ``k`` straight toward its target (clamped to the arm's reach from the
+    shoulder) at up to ``speed`` m/s; records the distance left to the unclamped target."""
+    sh = nd[L_SHOULDER] if k == 0 else nd[R_SHOULDER]
+    hd = nd[L_HAND] if k == 0 else nd[R_HAND]
+    ox = target[0] - pos[sh, 0]
+    oy = target[1] - pos[sh, 1]
+    oz = target[2] - pos[sh, 2]
+    ol = math.sqrt(ox * ox + oy * oy + oz * oz)
+    reach = 0.98 * arm
+    if ol > reach:
+        ox *= reach / ol
+        oy *= reach / ol
+        oz *= reach / ol
+    qx = pos[sh, 0] + ox
+    qy = pos[sh, 1] + oy
+    qz = pos[sh, 2] + oz
+    dx = qx - pos[hd, 0]
+    dy = qy - pos[hd, 1]
+    dz = qz - pos[hd, 2]
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    step = speed * dt
+    if d > step:
+        dx *= step / d
+        dy *= step / d
+        dz *= step / d
+    _drive(pos, flags, move_target, move_time, hd, pos[hd, 0] + dx, pos[hd, 1] + dy,
+           pos[hd, 2] + dz, dt)
+    ex = target[0] - pos[hd, 0] - dx
+    ey = target[1] - pos[hd, 1] - dy
+    ez = target[2] - pos[hd, 2] - dz
+    hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
+
+
+@njit(cache=True)
+def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg, foot_r, mode,
+          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, support, steps, hand_mode,
+          c, dt):
+    """Horswill VII.D: planted feet lock; a trailing or misplaced foot steps ballistically to
+    a point ahead along the walk vector; the opposite arm swings."""
+    feet = (nd[L_FOOT], nd[R_FOOT])
+    hips = (nd[L_HIP], nd[R_HIP])
+    speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
+    grounded = False
+    for k in range(2):
+        if flags[feet[k]] & (LOCKED | GROUNDED):
+            grounded = True
+    if grounded:
+        support[c] = 0.3
+    else:
+        support[c] = max(0.0, support[c] - dt)
+    if not grounded and swing[0] == 0 and swing[1] == 0:
+        return  # airborne (thrown, carried): the legs hang
+    # Step period from speed (human cadence, scaled by Froude number to the figure's size).
+    froude = math.sqrt(s)
+    period = 1.0 / (1.0 + 0.6 * speed / froude) * froude
+    swing_time = max(0.22 * froude, min(0.5 * froude, SWING_FRACTION * period))
+    hip_y = foot_r + leg * (STAND_FRACTION - WALK_CROUCH * min(speed / 1.3, 1.5))
+    reach = math.sqrt(max(0.0, (REACH_FRACTION * leg) ** 2 - (hip_y - foot_r) ** 2))
+    half = min(0.6 * speed * period, 0.9 * reach)  # trail (and lead) distance per step
+    for k in range(2):
+        f = feet[k]
+        if swing[k]:
+            _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hips[k], k, s,
+                        foot_r, wv, speed, half, swing, swing_t, swing_T, swing_from, swing_to,
+                        dt)
+            continue
+        if not flags[f] & LOCKED and flags[f] & GROUNDED:
+            flags[f] |= LOCKED  # landed by itself (after a fall, a lift): plant it
+            lock_pos[f, 0] = pos[f, 0]
+            lock_pos[f, 1] = pos[f, 1]
+            lock_pos[f, 2] = pos[f, 2]
+    if swing[0] or swing[1] or mode == SIT:
+        return
+    # Choose the foot that most needs to step: trailing by half a stride, out of place when
+    # standing, or needed now because the other leg will run out of reach during the step.
+    best = -1
+    worst = 0.0
+    for k in range(2):
+        f = feet[k]
+        if not flags[f] & LOCKED:
+            continue
+        ex = pos[f, 0] - pos[hips[k], 0]
+        ez = pos[f, 2] - pos[hips[k], 2]
+        off = math.sqrt(ex * ex + ez * ez)
+        need = 0.0
+        if speed > 0.05:
+            behind = -(ex * wv[0] + ez * wv[2]) / speed
+            if behind > half:
+                need = behind / max(half, 1e-3)
+            o = feet[1 - k]
+            ahead = ((pos[hips[1 - k], 0] - pos[o, 0]) * wv[0]
+                     + (pos[hips[1 - k], 2] - pos[o, 2]) * wv[2]) / speed
+            if ahead + speed * swing_time > reach and behind > 0.0:
+                need = max(need, 1.0 + behind)
+        elif off > STAND_TOLERANCE * s:
+            need = off / (STAND_TOLERANCE * s)
+        hy = pos[hips[k], 1] - pos[f, 1]
+        if off > 0.25 * leg and math.sqrt(off * off + hy * hy) > REACH_FRACTION * leg:
+            need = max(need, 1.5)  # about to straighten far from under the hip
+        if need > worst:
+            worst = need
+            best = k
+    if best >= 0:
+        f = feet[best]
+        o = feet[1 - best]
+        duration = swing_time
+        if speed > 0.05:
+            # Land before the other leg straightens: its hip may travel to the end of its reach.
+            ahead = ((pos[hips[1 - best], 0] - pos[o, 0]) * wv[0]
+                     + (pos[hips[1 - best], 2] - pos[o, 2]) * wv[2]) / speed
+            duration = min(duration, max(0.12 * froude, 0.9 * (reach - ahead) / speed))
+        swing[best] = 1
+        swing_t[best] = 0.0
+        swing_T[best] = duration
+        for d in range(3):
+            swing_from[best, d] = pos[f, d]
+        steps[c] += 1
+        _arm_swing(pos, prev, nd, best, wv, hand_mode, dt)
+
+
+@njit(cache=True)
+def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot_r, wv, speed,
+                half, swing, swing_t, swing_T, swing_from, swing_to, dt):
+    """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead."""
+    t = swing_t[k] + dt
+    T = swing_T[k]
+    left = max(T - t, 0.0)
+    # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
+    lead = half if speed > 0.05 else 0.0
+    tx = pos[hip, 0] + wv[0] * left + (wv[0] / speed * lead if speed > 0.05 else 0.0)
+    tz = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05 else 0.0)
+    swing_to[k, 0] = tx
+    swing_to[k, 1] = foot_r
+    swing_to[k, 2] = tz
+    u = min(t / T, 1.0)
+    e = u * u * (3.0 - 2.0 * u)
+    lift = (CLEARANCE + 0.02 * speed) * s
+    qx = swing_from[k, 0] + (tx - swing_from[k, 0]) * e
+    qz = swing_from[k, 2] + (tz - swing_from[k, 2]) * e
+    qy = swing_from[k, 1] + (foot_r - swing_from[k, 1]) * e + lift * math.sin(math.pi * u)
+    qy = max(qy, foot_r)
+    if u >= 1.0:
+        # Touchdown: plant the foot where it lands.
+        pos[f, 0] = qx
+        pos[f, 1] = qy
+        pos[f, 2] = qz
+        lock_pos[f, 0] = qx
+        lock_pos[f, 1] = qy
+        lock_pos[f, 2] = qz
+        flags[f] = (flags[f] & ~MOVING) | LOCKED
+        move_time[f] = 0.0
+        swing[k] = 0
+        swing_t[k] = 0.0
+        return
+    swing_t[k] = t
+    _drive(pos, flags, move_target, move_time, f, qx, qy, qz, dt)
+
+
+@njit(cache=True)
+def _arm_swing(pos, prev, nd, k, wv, hand_mode, dt):
+    """Impulses when foot ``k`` begins a step: the opposite arm swings forward, this side's
+    arm back (free arms only)."""
+    for side in range(2):
+        if hand_mode[side] != 0:
+            continue
+        sign = 1.0 if side != k else -1.0
+        hand = nd[L_HAND] if side == 0 else nd[R_HAND]
+        elbow = nd[L_ELBOW] if side == 0 else nd[R_ELBOW]
+        prev[hand, 0] -= SWING_IMPULSE * sign * wv[0] * dt
+        prev[hand, 2] -= SWING_IMPULSE * sign * wv[2] * dt
+        prev[elbow, 0] -= 0.5 * SWING_IMPULSE * sign * wv[0] * dt
+        prev[elbow, 2] -= 0.5 * SWING_IMPULSE * sign * wv[2] * dt

@@ -1,0 +1,77 @@
+"""The motor layer's table: one row per controlled character (structure of arrays).
+
+Commands (walk to, look at, reach ...) write the control columns; the motor kernel reads them
+with the node arrays once per tick and writes node accelerations, set-point moves and locks, and
+the state columns (gait phase, arrival, hand distance). Columns are documented with shapes and
+units; node order is :data:`twig.bodies.humanoid.NODE_NAMES`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from twig.physics.columns import Column
+
+# Node slots (NODE_NAMES order).
+HEAD, NECK, CHEST, PELVIS = 0, 1, 2, 3
+L_SHOULDER, L_ELBOW, L_HAND, R_SHOULDER, R_ELBOW, R_HAND = 4, 5, 6, 7, 8, 9
+L_HIP, L_KNEE, L_FOOT, R_HIP, R_KNEE, R_FOOT = 10, 11, 12, 13, 14, 15
+
+# Modes.
+PASSIVE = 0
+"""No control: a rag doll."""
+STAND = 1
+"""Posture and gait control: standing, walking, turning."""
+SIT = 2
+"""Pelvis held at a seat, feet planted in front, torso upright."""
+
+# Hand drives.
+HAND_FREE = 0
+"""The arm hangs and swings with the gait."""
+HAND_DRIVE = 1
+"""The hand moves to ``hand_target`` at up to ``hand_speed`` and stays there."""
+
+MOTOR_COLUMNS = {
+    "body": Column(np.int64, (), -1),
+    "node": Column(np.int64, (16,)),
+    # Build (set once): metres, kilograms.
+    "scale": Column(np.float64, (), 1.0),          # height / 1.75 m
+    "leg": Column(np.float64, ()),                 # hip-knee + knee-foot rest lengths, m
+    "arm": Column(np.float64, ()),                 # shoulder-elbow + elbow-hand, m
+    "head_len": Column(np.float64, ()),            # neck-head, m
+    "foot_r": Column(np.float64, ()),              # foot node radius (rest height), m
+    "m_support": Column(np.float64, ()),           # mass the legs carry, kg
+    # Control (written by commands).
+    "mode": Column(np.uint8, (), STAND),
+    "walk": Column(np.float64, (3,)),              # desired ground velocity, m/s
+    "goal": Column(np.float64, (3,)),              # walk-to target, m
+    "goal_on": Column(np.bool_, ()),
+    "goal_speed": Column(np.float64, (), 1.3),     # m/s
+    "goal_stop": Column(np.float64, (), 0.1),      # arrive within, m
+    "face": Column(np.float64, (3,)),              # desired facing (unit, horizontal)
+    "face_on": Column(np.bool_, ()),
+    "gaze": Column(np.float64, (3,)),              # gaze target, m
+    "gaze_on": Column(np.bool_, ()),
+    "seat": Column(np.float64, (3,)),              # pelvis target when sitting, m
+    "hand_mode": Column(np.uint8, (2,)),           # HAND_FREE | HAND_DRIVE, left then right
+    "hand_target": Column(np.float64, (2, 3)),     # m
+    "hand_speed": Column(np.float64, (2,), 1.5),   # m/s
+    "breath_amp": Column(np.float64, (), 0.008),   # shoulder rise, m (per adult metre)
+    # State (written by the kernel).
+    "walk_cmd": Column(np.float64, (3,)),          # velocity being followed (rate-limited)
+    "swing": Column(np.uint8, (2,)),               # 1 while that foot steps
+    "swing_t": Column(np.float64, (2,)),           # s into the step
+    "swing_T": Column(np.float64, (2,)),           # step duration, s
+    "swing_from": Column(np.float64, (2, 3)),      # m
+    "swing_to": Column(np.float64, (2, 3)),        # m
+    "support": Column(np.float64, ()),             # s of ground support left
+    "breath": Column(np.float64, ()),              # respiration phase, rad
+    "arrived": Column(np.bool_, ()),               # goal reached and stopped
+    "heading": Column(np.float64, ()),             # heading the pelvis holds, rad about +y
+    "yaw_error": Column(np.float64, ()),           # pelvis heading error, rad
+    "hand_dist": Column(np.float64, (2,)),         # hand to its target, m
+    "steps": Column(np.int64, ()),                 # steps taken
+    "skate": Column(np.float64, ()),               # planted-foot slide accumulated, m
+    "gaze_dir": Column(np.float64, (3,)),          # where the face points (unit)
+}
+"""Motor table columns (see the comments for units); a row per character."""

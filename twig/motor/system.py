@@ -1,0 +1,219 @@
+"""The motor system of a world: the character table, the per-tick motor call and the tasks
+that carry durative commands to their end.
+
+One :class:`MotorSystem` per world runs at the start of every tick (the *act* stage of
+DESIGN.md's tick): it refreshes node indices after topology changes, lets each running task
+update its targets (a walk toward a rolling ball follows the ball), calls the motor kernel once
+for all characters, actuates the breathing shoulders, and lets tasks decide whether their action
+has succeeded or failed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from twig.action import Action
+from twig.bodies.frames import facing
+from twig.bodies.humanoid import BRACES, NODE_NAMES
+from twig.motor.kernels import motor_tick
+from twig.motor.state import MOTOR_COLUMNS, NECK, PASSIVE, STAND
+from twig.physics.columns import Columns
+
+if TYPE_CHECKING:
+    from twig.physics import Body, PhysicsWorld
+
+_BREATH_BRACES = ("brace_neck_l_shoulder", "brace_neck_r_shoulder", "brace_chest_l_shoulder",
+                  "brace_chest_r_shoulder")
+
+
+class Task:
+    """A durative command in progress: ``update`` runs before the motor kernel each tick,
+    ``check`` after it; either may end ``action``. ``cancel`` undoes the task's control when it
+    is replaced or fails. A ``persist``-ing task keeps updating after its action ended (a gaze
+    that follows its target) until it is replaced or stopped."""
+
+    persist = False
+
+    def __init__(self, action: Action, channel: str) -> None:
+        self.action = action
+        self.channel = channel
+
+    def update(self) -> None:
+        """Refresh targets before the motor tick (default: nothing)."""
+
+    def check(self) -> None:
+        """Decide success or failure after the motor tick (default: nothing)."""
+
+    def cancel(self, reason: str) -> None:
+        """Stop: fail the action (if still running) with ``reason``."""
+        self.action.fail(reason)
+
+
+class MotorSystem:
+    """All controlled characters of one world (``world.motor``)."""
+
+    def __init__(self, world: PhysicsWorld) -> None:
+        self.world = world
+        self.table = Columns(MOTOR_COLUMNS)
+        self._rows: dict[int, int] = {}
+        self._version = -1
+        self._tasks: dict[tuple[int, str], Task] = {}
+        self._breath_rows = np.zeros(0, dtype=np.int64)
+        self._breath_geom = np.zeros((0, 2))
+        world.on_tick_start.append(self.act)
+
+    # ------------------------------------------------------------------ characters
+    def add(self, body: Body, mode: int = STAND) -> int:
+        """Control ``body`` (a humanoid) in ``mode`` (STAND or PASSIVE): returns its row. Its
+        build sets the gait's scale."""
+        world = self.world
+        meta = world._body_record(body.id).meta
+        length = meta["lengths"]
+        nodes = np.array([body.node(n) for n in NODE_NAMES])
+        inv = world.node_inv_mass[nodes]
+        mass = np.where(inv > 0, 1.0 / np.where(inv > 0, inv, 1.0), 0.0)
+        legs = [NODE_NAMES.index(n) for n in ("l_knee", "r_knee", "l_foot", "r_foot")]
+        support = mass.sum() - mass[legs].sum() + 0.5 * mass[legs[:2]].sum()
+        self.table.append(1, {
+            "body": body.id, "node": nodes, "scale": meta["scale"],
+            "leg": length["l_thigh"] + length["l_shin"],
+            "arm": length["l_upper_arm"] + length["l_forearm"],
+            "head_len": length["head"],
+            "foot_r": float(world.nodes["radius"][body.node("l_foot")]),
+            "m_support": support, "heading": facing(body), "mode": mode,
+            "gaze_dir": (math.sin(facing(body)), 0.0, math.cos(facing(body))),
+        })
+        meta["breath"] = breath_geometry(world.node_pos[nodes])
+        world.set_collision(body, can_sleep=False)
+        self._version = -1
+        return len(self.table) - 1
+
+    def row(self, body: Body) -> int:
+        """The table row of ``body`` (a controlled character)."""
+        self._refresh()
+        return self._rows[body.id]
+
+    def controls(self, body: Body) -> bool:
+        """Whether ``body`` is a controlled character."""
+        self._refresh()
+        return body.id in self._rows
+
+    def _refresh(self) -> None:
+        """Drop rows of removed bodies and re-read node indices after topology changes."""
+        world = self.world
+        if self._version == world.topology_version:
+            return
+        alive = np.array([b in world._bodies for b in self.table["body"]], dtype=bool)
+        if not alive.all():
+            for key in [k for k in self._tasks if k[0] not in world._bodies]:
+                self._tasks.pop(key).cancel("the character was removed")
+            self.table.keep(alive)
+        self._rows = {int(b): r for r, b in enumerate(self.table["body"])}
+        for body_id, r in self._rows.items():
+            start = world._body_record(body_id).start
+            self.table["node"][r] = start + np.arange(len(NODE_NAMES))
+        self._breath_links()
+        self._version = world.topology_version
+
+    def _breath_links(self) -> None:
+        """Rows of the shoulder braces and their geometry: the rest length for a shoulder
+        raised by ``d`` is ``sqrt((p + d)^2 + q^2)``, with ``p`` the brace's extent along the
+        torso's up at build and ``q`` across it."""
+        world = self.world
+        ids, geom = [], []
+        for body_id in self.table["body"]:
+            meta = world._body_record(int(body_id)).meta
+            geom.extend(meta["breath"])
+            ids.extend(meta["links"][name] for name in _BREATH_BRACES)
+        self._breath_rows = world.link_rows(ids) if ids else np.zeros(0, dtype=np.int64)
+        self._breath_geom = np.array(geom, dtype=np.float64).reshape(-1, 2)
+
+    # ------------------------------------------------------------------ tasks
+    def start(self, body: Body, channel: str, task: Task) -> Action:
+        """Run ``task`` on ``body``'s ``channel`` ("legs", "left", "right", "gaze"...),
+        cancelling the task it replaces."""
+        old = self._tasks.pop((body.id, channel), None)
+        if old is not None:
+            old.cancel(f"replaced by {task.action.name}")
+        if not task.action.done or task.persist:
+            self._tasks[(body.id, channel)] = task
+        return task.action
+
+    def stop(self, body: Body, channel: str, reason: str) -> None:
+        """Cancel the task on ``body``'s ``channel``, if any."""
+        old = self._tasks.pop((body.id, channel), None)
+        if old is not None:
+            old.cancel(reason)
+
+    def reset(self, reason: str) -> None:
+        """Cancel every task (before a restore: actions cannot be restored)."""
+        tasks, self._tasks = self._tasks, {}
+        for task in tasks.values():
+            task.cancel(reason)
+        self._version = -1
+
+    def running(self, body: Body) -> list[Action]:
+        """The actions running on ``body``."""
+        return [t.action for (b, _), t in self._tasks.items()
+                if b == body.id and not t.action.done]
+
+    def _each_task(self, method: Callable[[Task], None]) -> None:
+        """Call ``method(task)`` (``lambda t: t.update()``...) on each live task, then drop
+        the tasks whose action ended."""
+        for key, task in list(self._tasks.items()):
+            if not task.action.done or task.persist:
+                method(task)
+            if task.action.done and not task.persist and self._tasks.get(key) is task:
+                del self._tasks[key]
+
+    # ------------------------------------------------------------------ the tick
+    def act(self) -> None:
+        """The act stage: tasks' targets, one motor kernel call, breathing, tasks' checks."""
+        if not len(self.table):
+            return
+        self._refresh()
+        self._each_task(lambda task: task.update())
+        world, t = self.world, self.table
+        nodes = world.nodes
+        motor_tick(nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"],
+                   nodes["flags"], nodes["radius"], nodes["move_target"], nodes["move_time"],
+                   nodes["lock_pos"], t["node"], t["scale"], t["leg"], t["arm"],
+                   t["head_len"], t["foot_r"], t["m_support"], t["mode"], t["walk"],
+                   t["goal"], t["goal_on"], t["goal_speed"], t["goal_stop"], t["face"],
+                   t["face_on"], t["gaze"], t["gaze_on"], t["seat"], t["hand_mode"],
+                   t["hand_target"], t["hand_speed"], t["walk_cmd"], t["swing"],
+                   t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["support"],
+                   t["breath"], t["arrived"], t["heading"], t["yaw_error"], t["hand_dist"],
+                   t["steps"], t["gaze_dir"], world.dt)
+        self._breathe()
+        self._each_task(lambda task: task.check())
+
+    def _breathe(self) -> None:
+        """Respiration (VII.C): the shoulders rise and fall with a sinusoid, faster when
+        walking, by actuating the shoulder braces' rest lengths."""
+        if not len(self._breath_rows):
+            return
+        t = self.table
+        active = np.repeat(t["mode"] != PASSIVE, 4)
+        rise = np.repeat(t["breath_amp"] * t["scale"] * np.sin(t["breath"]), 4) * active
+        p, q = self._breath_geom[:, 0], self._breath_geom[:, 1]
+        self.world.set_link_rest(self._breath_rows, np.sqrt((p + rise) ** 2 + q ** 2))
+
+
+def breath_geometry(pos: np.ndarray) -> list[tuple[float, float]]:
+    """(p, q) of each breathing brace for a build pose ``pos`` ((16, 3), NODE_NAMES order):
+    the brace's extent along the torso's up (chest to neck) and across it, metres."""
+    up = pos[NECK] - pos[NODE_NAMES.index("chest")]
+    up /= np.linalg.norm(up)
+    out = []
+    for name in _BREATH_BRACES:
+        a, b = BRACES[name]
+        v = pos[NODE_NAMES.index(b)] - pos[NODE_NAMES.index(a)]
+        p = float(v @ up)
+        out.append((p, float(np.linalg.norm(v - p * up))))
+    return out
+
