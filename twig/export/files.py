@@ -6,6 +6,7 @@ cannot be written the ones already written are removed.
 
 from __future__ import annotations
 
+import os
 from os import PathLike
 from pathlib import Path
 
@@ -67,6 +68,19 @@ def write_files(contents: dict[Path, bytes]) -> list[Path]:
             raise ExportError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
         written.append(path)
     return written
+
+
+def check_writable(path: str | PathLike) -> None:
+    """Raise :class:`ExportError` now if ``path`` cannot be written later (its folder is
+    missing or read-only, or it is a folder), before a long simulation is spent on it."""
+    p = Path(path)
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise ExportError(f"cannot write {str(p)!r}: it is a folder")
+    if not folder.is_dir():
+        raise ExportError(f"cannot write {str(p)!r}: no folder {str(folder)!r}")
+    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise ExportError(f"cannot write {str(p)!r}: permission denied")
 
 
 def as_path(path: str | PathLike, *suffixes: str) -> Path:
