@@ -5,35 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pybvh
 import pytest
+from expected import BVH_JOINTS, chain_stretch, simulated_joints
 
 import twig
 from twig.export import ExportError, write_bvh
-
-BVH_JOINTS = ["Hips", "Spine", "Chest", "Neck", "Head", "LeftShoulder", "LeftArm",
-              "LeftForeArm", "LeftHand", "RightShoulder", "RightArm", "RightForeArm",
-              "RightHand", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg",
-              "RightFoot"]
-SITS_ON = {"Hips": "hips", "Spine": "hips", "Chest": "chest", "Neck": "neck", "Head": "head",
-           "LeftShoulder": "neck", "LeftArm": "l_shoulder", "LeftForeArm": "l_elbow",
-           "LeftHand": "l_hand", "RightShoulder": "neck", "RightArm": "r_shoulder",
-           "RightForeArm": "r_elbow", "RightHand": "r_hand", "LeftUpLeg": "l_hip",
-           "LeftLeg": "l_knee", "LeftFoot": "l_foot", "RightUpLeg": "r_hip",
-           "RightLeg": "r_knee", "RightFoot": "r_foot"}
-"""The node each joint sits on ("hips": halfway between the hip nodes, the pelvis)."""
-
-
-def _simulated_joints(recording, character: str) -> np.ndarray:
-    """(F, J, 3) where the BVH joints should be, from the recorded node positions."""
-    arrays = recording.arrays()
-    names = list(arrays["node_name"])
-    pos = arrays["pos"]
-
-    def node(n: str) -> np.ndarray:
-        if n == "hips":
-            return 0.5 * (node("l_hip") + node("r_hip"))
-        return pos[:, names.index(f"{character}/{n}")]
-
-    return np.stack([node(SITS_ON[j]) for j in BVH_JOINTS], axis=1)
 
 
 def _read(path) -> pybvh.Bvh:
@@ -50,14 +25,11 @@ def test_round_trip_through_pybvh_matches_the_nodes(motion, tmp_path):
     assert bvh.frame_count == len(motion.recording) == 601
     assert bvh.frame_time == pytest.approx(1 / 60)
     got = bvh.joint_positions()[:, [bvh.joint_index[j] for j in BVH_JOINTS]] / 100.0
-    want = _simulated_joints(motion.recording, motion.character)
+    want = simulated_joints(motion.recording, motion.character)
     parent = [BVH_JOINTS.index(n.parent.name) if n.parent else -1
               for n in bvh.nodes if not n.is_end_site()]
     bone = np.array([np.linalg.norm(n.offset) for n in bvh.nodes if not n.is_end_site()]) / 100
-    stretch = np.zeros(want.shape[:2])
-    for j in range(1, len(BVH_JOINTS)):
-        length = np.linalg.norm(want[:, j] - want[:, parent[j]], axis=-1)
-        stretch[:, j] = stretch[:, parent[j]] + np.abs(length - bone[j])
+    stretch = chain_stretch(want, parent, bone)
     error = np.linalg.norm(got - want, axis=-1)
     assert (error <= 1e-3 + stretch).all(), float((error - stretch).max())
     assert error[:, 0].max() < 1e-5  # the root channel is the pelvis, to the file's precision

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from twig.bodies.humanoid import NODE_NAMES
 from twig.export.files import (
     ExportError,
     alive,
@@ -31,7 +30,7 @@ from twig.export.gltf_document import Document
 from twig.export.meshes import Mesh, box, capsule, grid
 from twig.export.recording import RecordedBody, RecordedVolume, Recording
 from twig.export.rotations import basis, carried_twist, continuous, quaternions
-from twig.export.skeleton import JOINT_NAMES, LINK_JOINT, NODE_JOINT, pose
+from twig.export.skeleton import JOINT_NAMES, LINK_PIECES, NODE_JOINT, POINTS, points, pose
 
 COLOURS = {"humanoid": (0.85, 0.62, 0.45, 1.0), "ball": (0.85, 0.2, 0.15, 1.0),
            "cloth": (0.3, 0.45, 0.8, 1.0), "rope": (0.55, 0.4, 0.25, 1.0)}
@@ -100,15 +99,17 @@ def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray) ->
     for j, node in enumerate(joints):
         doc.animate(node, "rotation", rotations[:, j])
     local = {int(c): body.node_names[i] for i, c in enumerate(body.columns)}
-    rest = dict(zip(body.node_names, _rest_nodes(body, skeleton.nodes), strict=True))
+    rest = dict(zip(POINTS, points(skeleton.nodes[None])[0], strict=True))
     parts, owners = [], []
     for vol in body.volumes:
         if vol.kind == "box":
             continue
         a, b = local[int(vol.columns[0])], local[int(vol.columns[1])]
-        joint = LINK_JOINT.get((a, b)) or LINK_JOINT.get((b, a)) or NODE_JOINT[a]
-        parts.append(capsule(rest[a], rest[b], vol.radius))
-        owners.append(np.full(len(parts[-1].positions), JOINT_NAMES.index(joint)))
+        pieces = (LINK_PIECES.get((a, b)) or LINK_PIECES.get((b, a))
+                  or ((a, b, NODE_JOINT[a]),))
+        for start, end, joint in pieces:
+            parts.append(capsule(rest[start], rest[end], vol.radius))
+            owners.append(np.full(len(parts[-1].positions), JOINT_NAMES.index(joint)))
     skin = doc.skin(joints, skeleton.rest, joints[0], body.name)
     mesh = Mesh.join(parts)
     owner = np.concatenate(owners)
@@ -119,11 +120,6 @@ def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray) ->
     doc.node(f"{body.name}/mesh", mesh=doc.mesh(mesh, doc.material(COLOURS["humanoid"]),
                                                   body.name, (joint_index, weights)),
              skin=skin)
-
-
-def _rest_nodes(body: RecordedBody, nodes: np.ndarray) -> np.ndarray:
-    """The body's rest node positions in its own node order (from :data:`NODE_NAMES` order)."""
-    return nodes[[NODE_NAMES.index(n) for n in body.node_names]]
 
 
 def _volumes(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,

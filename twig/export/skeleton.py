@@ -80,15 +80,25 @@ END_SITES = {"Head": (0.0, 0.065, 0.0), "LeftHand": "hand", "RightHand": "hand",
 """End-site offsets as fractions of height in the rest frame (+z forward): the top of the
 head, the toes; ``"hand"`` continues the forearm by a hand length (0.1 of height)."""
 
-LINK_JOINT = {
-    ("pelvis", "chest"): "Spine", ("chest", "neck"): "Chest", ("neck", "head"): "Neck",
-    ("l_shoulder", "r_shoulder"): "Chest", ("l_hip", "r_hip"): "Hips",
-    ("l_shoulder", "l_elbow"): "LeftArm", ("l_elbow", "l_hand"): "LeftForeArm",
-    ("r_shoulder", "r_elbow"): "RightArm", ("r_elbow", "r_hand"): "RightForeArm",
-    ("l_hip", "l_knee"): "LeftUpLeg", ("l_knee", "l_foot"): "LeftLeg",
-    ("r_hip", "r_knee"): "RightUpLeg", ("r_knee", "r_foot"): "RightLeg",
+LINK_PIECES = {
+    ("pelvis", "chest"): (("hips", "chest", "Spine"),),
+    ("chest", "neck"): (("chest", "neck", "Chest"),),
+    ("neck", "head"): (("neck", "head", "Neck"),),
+    ("l_shoulder", "r_shoulder"): (("neck", "l_shoulder", "LeftShoulder"),
+                                   ("neck", "r_shoulder", "RightShoulder")),
+    ("l_hip", "r_hip"): (("l_hip", "r_hip", "Hips"),),
+    ("l_shoulder", "l_elbow"): (("l_shoulder", "l_elbow", "LeftArm"),),
+    ("l_elbow", "l_hand"): (("l_elbow", "l_hand", "LeftForeArm"),),
+    ("r_shoulder", "r_elbow"): (("r_shoulder", "r_elbow", "RightArm"),),
+    ("r_elbow", "r_hand"): (("r_elbow", "r_hand", "RightForeArm"),),
+    ("l_hip", "l_knee"): (("l_hip", "l_knee", "LeftUpLeg"),),
+    ("l_knee", "l_foot"): (("l_knee", "l_foot", "LeftLeg"),),
+    ("r_hip", "r_knee"): (("r_hip", "r_knee", "RightUpLeg"),),
+    ("r_knee", "r_foot"): (("r_knee", "r_foot", "RightLeg"),),
 }
-"""The joint whose bone carries each visible link's capsule in a skinned mesh."""
+"""How a skinned mesh draws each visible link's capsule: as pieces (from point, to point,
+joint) that each lie along their joint's bone, so they follow it exactly (the shoulder line
+is two collar bones from the neck; the spine starts between the hips, where Hips is)."""
 
 NODE_JOINT = {j[2]: j[0] for j in reversed(JOINTS)} | {"pelvis": "Hips"}
 """The joint that carries a volume on a single node (the first joint sitting on it)."""
