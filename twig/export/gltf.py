@@ -29,7 +29,7 @@ from twig.export.files import (
 from twig.export.gltf_document import Document
 from twig.export.meshes import Mesh, box, capsule, grid
 from twig.export.recording import RecordedBody, RecordedVolume, Recording
-from twig.export.rotations import basis, carried_twist, continuous, quaternions
+from twig.export.rotations import basis, carried_twist, continuous, quaternions, unit
 from twig.export.skeleton import JOINT_NAMES, LINK_PIECES, NODE_JOINT, POINTS, points, pose
 
 COLOURS = {"humanoid": (0.85, 0.62, 0.45, 1.0), "ball": (0.85, 0.2, 0.15, 1.0),
@@ -127,13 +127,14 @@ def _volumes(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
     """One animated node per collision volume; thin capsules on visible links if none."""
     volumes = body.volumes or _link_capsules(body, arrays)
     colour = doc.material(COLOURS.get(body.type, GREY))
-    for k, vol in enumerate(volumes):
-        name = f"{body.name}/{vol.kind}{k}"
-        mesh, translation, rotation = _VOLUME_TRACKS[vol.kind](vol, pos)
-        node = doc.node(name, group, mesh=doc.mesh(mesh, colour, name))
-        doc.animate(node, "translation", translation)
-        if rotation is not None:
-            doc.animate(node, "rotation", rotation)
+    for kind, tracks in _VOLUME_TRACKS.items():
+        mine = [v for v in volumes if v.kind == kind]
+        for k, (mesh, translation, rotation) in enumerate(tracks(mine, pos) if mine else ()):
+            name = f"{body.name}/{kind}{k}"
+            node = doc.node(name, group, mesh=doc.mesh(mesh, colour, name))
+            doc.animate(node, "translation", translation)
+            if rotation is not None:
+                doc.animate(node, "rotation", rotation)
 
 
 def _link_capsules(body: RecordedBody, arrays: dict[str, np.ndarray]) -> list[RecordedVolume]:
@@ -142,26 +143,38 @@ def _link_capsules(body: RecordedBody, arrays: dict[str, np.ndarray]) -> list[Re
             for a, b in arrays["link"][mine]]
 
 
-def _sphere_track(vol: RecordedVolume, pos: np.ndarray):
-    return capsule(np.zeros(3), np.zeros(3), vol.radius), pos[:, vol.columns[0]], None
+Track = tuple[Mesh, np.ndarray, np.ndarray | None]
+"""A prop part: its mesh in local coordinates, translation (F, 3), rotation (F, 4) or None."""
 
 
-def _capsule_track(vol: RecordedVolume, pos: np.ndarray):
-    """A capsule along local +y between its two nodes, turned with the least twist."""
-    a, b = pos[:, vol.columns[0]], pos[:, vol.columns[1]]
-    axis = b - a
-    half = 0.5 * float(np.linalg.norm(axis[0]))
-    start = basis(axis[0], np.array([1.0, 0.0, 0.0]) if abs(axis[0, 1]) > 0.1 * half
-                  else np.array([0.0, 1.0, 0.0]))[:, 1]
-    twist = carried_twist(axis[:, None], start[None])[:, 0]
+def _sphere_tracks(vols: list[RecordedVolume], pos: np.ndarray) -> list[Track]:
+    return [(capsule(np.zeros(3), np.zeros(3), v.radius), pos[:, v.columns[0]], None)
+            for v in vols]
+
+
+def _capsule_tracks(vols: list[RecordedVolume], pos: np.ndarray) -> list[Track]:
+    """Capsules along local +y between their two nodes, turned with the least twist."""
+    a = pos[:, [int(v.columns[0]) for v in vols]]
+    b = pos[:, [int(v.columns[1]) for v in vols]]
+    axis = b - a  # (F, K, 3)
+    half = 0.5 * np.linalg.norm(axis[0], axis=-1)
+    helper = np.where((np.abs(unit(axis[0])[:, 1]) < 0.9)[:, None], (0.0, 1.0, 0.0),
+                      (1.0, 0.0, 0.0))
+    twist = carried_twist(axis, basis(axis[0], helper)[..., 1])
     frames = basis(axis, twist)  # columns: axis, twist, axis x twist
-    rotation = np.stack([frames[..., 1], frames[..., 0], -frames[..., 2]], axis=-1)
-    mesh = capsule(np.array([0.0, -half, 0.0]), np.array([0.0, half, 0.0]), vol.radius)
-    return mesh, 0.5 * (a + b), continuous(quaternions(rotation))
+    rotation = continuous(quaternions(
+        np.stack([frames[..., 1], frames[..., 0], -frames[..., 2]], axis=-1)))
+    return [(capsule(np.array([0.0, -h, 0.0]), np.array([0.0, h, 0.0]), v.radius),
+             0.5 * (a[:, k] + b[:, k]), rotation[:, k])
+            for k, (v, h) in enumerate(zip(vols, half, strict=True))]
 
 
-def _box_track(vol: RecordedVolume, pos: np.ndarray):
-    """The oriented box of a box volume: centre and half-axes from its four frame nodes."""
+def _box_tracks(vols: list[RecordedVolume], pos: np.ndarray) -> list[Track]:
+    """Oriented boxes: centre and half-axes from each box's four frame nodes."""
+    return [_box_track(v, pos) for v in vols]
+
+
+def _box_track(vol: RecordedVolume, pos: np.ndarray) -> Track:
     p = pos[:, vol.columns]  # (F, 4, 3)
     centre = np.einsum("k,fkc->fc", vol.coef[0], p)
     half_axes = np.einsum("ik,fkc->fci", vol.coef[1:], p)  # columns: axis i times half i
@@ -171,10 +184,9 @@ def _box_track(vol: RecordedVolume, pos: np.ndarray):
     return box(half), centre, continuous(quaternions(rotation))
 
 
-_VOLUME_TRACKS: dict[str, Callable] = {"sphere": _sphere_track, "capsule": _capsule_track,
-                                       "box": _box_track}
-"""Volume kind -> (its mesh in local coordinates, translation (F, 3), rotation (F, 4) or
-None) over the frames of node positions ``pos`` (F, N, 3)."""
+_VOLUME_TRACKS: dict[str, Callable[[list[RecordedVolume], np.ndarray], list[Track]]] = {
+    "sphere": _sphere_tracks, "capsule": _capsule_tracks, "box": _box_tracks}
+"""Volume kind -> its parts over the frames of node positions ``pos`` (F, N, 3)."""
 
 
 def _cloth(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
