@@ -66,13 +66,15 @@ def write_bvh(recording: Recording, path: str | PathLike, character: str | None 
     contents = {}
     for body in bodies:
         name = target if len(bodies) == 1 else target.with_stem(f"{target.stem}_{body.name}")
-        contents[name] = bvh_text(body, arrays["t"], arrays["pos"], fps).encode()
+        contents[name] = bvh_text(body, arrays["t"], arrays["pos"], recording.dt, fps).encode()
     return write_files(contents)
 
 
-def bvh_text(body: RecordedBody, t: np.ndarray, pos: np.ndarray, fps: float | None) -> str:
+def bvh_text(body: RecordedBody, t: np.ndarray, pos: np.ndarray, frame_time: float,
+             fps: float | None) -> str:
     """The BVH file of humanoid ``body`` from recording times ``t`` (F,) and positions
-    ``pos`` (F, N, 3), over the frames in which it exists."""
+    ``pos`` (F, N, 3) recorded every ``frame_time`` seconds, over the frames in which it
+    exists, resampled to ``fps`` if given."""
     nodes = humanoid_nodes(pos, body)
     frames = alive(nodes)
     if len(frames) == 0:
@@ -80,7 +82,6 @@ def bvh_text(body: RecordedBody, t: np.ndarray, pos: np.ndarray, fps: float | No
     skeleton = humanoid_skeleton(body)
     posed = pose(skeleton, nodes[frames])
     times = t[frames]
-    frame_time = float(times[1] - times[0]) if len(times) > 1 else 1.0 / 60.0
     root, local = posed.root, quaternions(posed.local)
     if fps is not None:
         times, root, local = resample(times, root, local, 1.0 / fps)
