@@ -36,3 +36,28 @@ def test_python_dash_m_twig_is_the_same_command():
     result = subprocess.run([sys.executable, "-m", "twig", "run", "stick-in-box",
                              "--seconds", "0.5"], capture_output=True, text=True, check=True)
     assert "stick-in-box" in result.stdout
+
+
+def test_run_exports_bvh_per_humanoid_and_a_gltf_scene(tmp_path, capsys):
+    bvh, glb = tmp_path / "demo.bvh", tmp_path / "demo.glb"
+    assert main(["run", "demo", "--seconds", "0.5", "--bvh", str(bvh), "--gltf", str(glb)]) == 0
+    out = capsys.readouterr().out
+    assert "demo_adult.bvh" in out and "demo_child.bvh" in out and "demo.glb" in out
+    assert (tmp_path / "demo_child.bvh").read_text().startswith("HIERARCHY\nROOT Hips")
+    assert glb.read_bytes()[:4] == b"glTF"
+    one = tmp_path / "kid.bvh"
+    assert main(["run", "demo", "--seconds", "0.5", "--bvh", str(one),
+                 "--bvh-character", "child", "--bvh-fps", "30"]) == 0
+    assert "Frames: 16\n" in one.read_text()
+
+
+def test_export_errors_come_before_the_run(tmp_path, capsys):
+    assert main(["run", "tetra", "--bvh", str(tmp_path / "x.bvh")]) == 2
+    captured = capsys.readouterr()
+    assert "no humanoid" in captured.err and "tetra" in captured.err
+    assert "ticks" not in captured.out  # nothing was simulated
+    assert main(["run", "demo", "--bvh", str(tmp_path / "x.bvh"), "--bvh-character", "kid"]) == 2
+    assert "'kid'" in capsys.readouterr().err
+    assert main(["run", "demo", "--gltf", str(tmp_path / "missing" / "x.glb")]) == 2
+    assert "missing" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -23,6 +23,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="simulated seconds (default: the scene's own)")
     run.add_argument("--seed", type=int, default=None, help="override the scene's seed")
     run.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
+    run.add_argument("--bvh", metavar="FILE",
+                     help="write each humanoid's motion to a BVH file (several humanoids: "
+                          "FILE_<name>.bvh each, unless --bvh-character)")
+    run.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
+    run.add_argument("--bvh-fps", metavar="FPS", type=float,
+                     help="BVH frame rate (default: every tick, 60)")
+    run.add_argument("--gltf", metavar="FILE.glb",
+                     help="write the whole scene, animated, to a glTF 2.0 file (.glb or .gltf)")
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
     return parser
@@ -70,7 +78,9 @@ def _run(args: argparse.Namespace) -> int:
     out = console()
     world = load_scene(args.scene, seed=args.seed)
     seconds = world.scene.seconds if args.seconds is None else args.seconds
-    recording = world.record() if args.npz else None
+    recording = world.record() if args.npz or args.bvh or args.gltf else None
+    if args.bvh or args.gltf:
+        _check_exports(args, recording)
     t0 = time.perf_counter()
     if kernels_cached():
         world.step()  # the first tick also loads the kernels: timed apart
@@ -87,7 +97,32 @@ def _run(args: argparse.Namespace) -> int:
               f"({ticks * world.dt / wall if wall > 0 else float('inf'):.0f}x real time); "
               f"{world.n_nodes} nodes, {world.n_links} links, seed {world.seed}")
     out.print(summary_table(world))
-    if recording is not None:
+    if args.bvh or args.gltf:
+        _export(args, recording, out)
+    if args.npz:
         recording.save(args.npz)
         out.print(f"wrote {len(recording)} frames to {args.npz}")
     return 0
+
+
+def _check_exports(args: argparse.Namespace, recording) -> None:
+    """Fail before the run, not after it, on an unwritable path or a missing humanoid."""
+    from twig.export.files import check_writable, humanoids
+
+    for path in (args.bvh, args.gltf):
+        if path:
+            check_writable(path)
+    if args.bvh:
+        humanoids(recording, args.bvh_character)
+
+
+def _export(args: argparse.Namespace, recording, out: Console) -> None:
+    """Write the --bvh and --gltf files of a finished run."""
+    from twig.export import write_bvh, write_gltf
+
+    if args.bvh:
+        for path in write_bvh(recording, args.bvh, character=args.bvh_character,
+                              fps=args.bvh_fps):
+            out.print(f"wrote {path}")
+    if args.gltf:
+        out.print(f"wrote {write_gltf(recording, args.gltf)}")

@@ -5,17 +5,52 @@ Arrays: ``t`` (F,) seconds; ``pos`` (F, N, 3) metres; ``node_name`` (N,) like ``
 (L,) metres (NaN for inequality links); ``link_visible`` (L,) bool. Nodes are columns keyed by
 their permanent id, so bodies added or removed while recording keep their own columns; a node
 that does not exist at a frame has NaN positions there.
+
+Beside the arrays, a recording keeps what the exporters need that does not change while a body
+exists (:attr:`Recording.bodies`): each body's type, build parameters (``meta``), node columns
+and collision volumes (capsule and sphere radii, box frames), captured when the body first
+appears.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from os import PathLike
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from twig.physics.collision.narrow import BOX
+
 if TYPE_CHECKING:
     from twig.physics import PhysicsWorld
+
+
+@dataclass(frozen=True)
+class RecordedVolume:
+    """A collision volume as the exporters draw it: ``kind`` is ``"sphere"``, ``"capsule"`` or
+    ``"box"``; ``columns`` (4,) its nodes' columns in the recording; ``radius`` metres (0 for
+    boxes); ``coef`` (4, 4) a box's centre and half-axes as affine combinations of its four
+    frame nodes (see :meth:`twig.physics.PhysicsWorld.add_box`)."""
+
+    kind: str
+    columns: np.ndarray
+    radius: float
+    coef: np.ndarray
+
+
+@dataclass(frozen=True)
+class RecordedBody:
+    """What a recording keeps of one body: ``name``, ``type``, ``meta`` (build parameters such
+    as a humanoid's ``height`` and ``preset``), ``node_names``, ``columns`` (its nodes'
+    columns in ``pos``) and ``volumes``."""
+
+    name: str
+    type: str
+    meta: dict
+    node_names: tuple[str, ...]
+    columns: np.ndarray
+    volumes: list[RecordedVolume] = field(default_factory=list)
 
 
 class Recording:
@@ -31,6 +66,8 @@ class Recording:
         self._body: list[str] = []
         self._type: list[str] = []
         self._links: dict[int, tuple[int, int, float, bool]] = {}
+        self._bodies: dict[int, RecordedBody] = {}
+        self._volume_ids: set[int] = set()
         self._version = -1
         self._cols = np.empty(0, dtype=np.int64)
         self._t: list[float] = []
@@ -64,7 +101,29 @@ class Recording:
                 rest = float(lo[k]) if lo[k] == hi[k] else float("nan")
                 self._links[link_id] = (int(self._cols[a]), int(self._cols[b]), rest,
                                         bool(w.link_visible[k]))
+        self._refresh_bodies()
         self._version = w.topology_version
+
+    def _refresh_bodies(self) -> None:
+        w = self.world
+        for body in w.bodies:
+            if body.id not in self._bodies:
+                cols = self._cols[body.nodes]
+                meta = dict(w._body_record(body.id).meta)
+                self._bodies[body.id] = RecordedBody(body.name, body.type, meta,
+                                                     body.node_names, cols)
+        vols = w.volumes
+        for k, vol_id in enumerate(vols["id"].tolist()):
+            if vol_id in self._volume_ids:
+                continue
+            self._volume_ids.add(vol_id)
+            nodes = vols["nodes"][k]
+            if vols["kind"][k] == BOX:
+                kind = "box"
+            else:
+                kind = "sphere" if nodes[0] == nodes[1] else "capsule"
+            self._bodies[int(vols["body"][k])].volumes.append(RecordedVolume(
+                kind, self._cols[nodes], float(vols["radius"][k]), vols["coef"][k].copy()))
 
     def _capture(self) -> None:
         if self._version != self.world.topology_version:
@@ -75,6 +134,16 @@ class Recording:
 
     def __len__(self) -> int:
         return len(self._t)
+
+    @property
+    def bodies(self) -> list[RecordedBody]:
+        """Every body seen while recording, in order of appearance."""
+        return list(self._bodies.values())
+
+    @property
+    def dt(self) -> float:
+        """Seconds between recorded frames."""
+        return self.every * self.world.dt
 
     def stop(self) -> None:
         """Stop recording (frames so far are kept)."""

@@ -1,0 +1,232 @@
+"""A joint skeleton for the 16-node humanoid, posed from node positions.
+
+Horswill 2009, section X: "it would be straightforward to compute bone transformations for a
+rigged mesh from the character's node positions". The skeleton is rooted at the pelvis and
+named as motion-capture tools expect (Hips, Spine, Chest, Neck, Head, LeftShoulder, LeftArm,
+LeftForeArm, LeftHand, LeftUpLeg, LeftLeg, LeftFoot and the Right side). Its rest pose is the
+humanoid's standing build pose facing +z. Every joint sits on a node, except Hips and Spine,
+which sit between the hip nodes (where the pelvis node is while the pelvis bracing holds) so
+that the hip line and the spine each carry their bones exactly; the collar joints
+(LeftShoulder, RightShoulder) sit on the neck node.
+
+Each bone's orientation is read off the nodes with cross products and normalisations
+(Jakobsen 2001, section 6): the bone axis is its link, exactly, and the twist about it comes
+from the body (the hip line for the pelvis, the shoulder line for the chest) or, for limbs,
+from the plane of the limb where the elbow or knee bends, carried along from the previous
+frame where the limb is straight so that limbs do not flip or spin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from twig.bodies.humanoid import NODE_NAMES, add_humanoid
+from twig.export.rotations import basis, carried_twist
+from twig.physics import PhysicsWorld
+
+POINTS = (*NODE_NAMES, "hips")
+"""The points joints sit on: the 16 nodes, then ``hips``, halfway between the hip nodes."""
+_N = {name: i for i, name in enumerate(POINTS)}
+
+JOINTS = (
+    # name, parent, the point it sits on, bone axis (from, to), twist
+    ("Hips", None, "hips", ("r_hip", "l_hip"), ("hips", "chest")),
+    ("Spine", "Hips", "hips", ("hips", "chest"), ("r_hip", "l_hip")),
+    ("Chest", "Spine", "chest", ("chest", "neck"), ("r_shoulder", "l_shoulder")),
+    ("Neck", "Chest", "neck", ("neck", "head"), "neck"),
+    ("Head", "Neck", "head", ("neck", "head"), "neck"),
+    ("LeftShoulder", "Chest", "neck", ("neck", "l_shoulder"), ("chest", "neck")),
+    ("LeftArm", "LeftShoulder", "l_shoulder", ("l_shoulder", "l_elbow"), "l_arm"),
+    ("LeftForeArm", "LeftArm", "l_elbow", ("l_elbow", "l_hand"), "l_arm"),
+    ("LeftHand", "LeftForeArm", "l_hand", ("l_elbow", "l_hand"), "l_arm"),
+    ("RightShoulder", "Chest", "neck", ("neck", "r_shoulder"), ("chest", "neck")),
+    ("RightArm", "RightShoulder", "r_shoulder", ("r_shoulder", "r_elbow"), "r_arm"),
+    ("RightForeArm", "RightArm", "r_elbow", ("r_elbow", "r_hand"), "r_arm"),
+    ("RightHand", "RightForeArm", "r_hand", ("r_elbow", "r_hand"), "r_arm"),
+    ("LeftUpLeg", "Hips", "l_hip", ("l_hip", "l_knee"), "l_leg"),
+    ("LeftLeg", "LeftUpLeg", "l_knee", ("l_knee", "l_foot"), "l_leg"),
+    ("LeftFoot", "LeftLeg", "l_foot", ("l_knee", "l_foot"), "l_leg"),
+    ("RightUpLeg", "Hips", "r_hip", ("r_hip", "r_knee"), "r_leg"),
+    ("RightLeg", "RightUpLeg", "r_knee", ("r_knee", "r_foot"), "r_leg"),
+    ("RightFoot", "RightLeg", "r_foot", ("r_knee", "r_foot"), "r_leg"),
+)
+"""The joint hierarchy, depth first. Each joint's first child lies along its bone axis, so
+a rotation that carries the axis exactly puts the child on its point up to the link's stretch.
+A twist given as a pair of points is a body direction; a name is a chain of :data:`CHAINS`
+(hand, foot and head keep their parent bone's orientation)."""
+
+JOINT_NAMES = tuple(j[0] for j in JOINTS)
+
+CHAINS = {
+    # chain: (bone from, bone to, end of the bend or None, parent joint, body reference)
+    "neck": ("neck", "head", None, "Chest", ("r_shoulder", "l_shoulder")),
+    "l_arm": ("l_shoulder", "l_elbow", "l_hand", "LeftShoulder", ("r_shoulder", "l_shoulder")),
+    "r_arm": ("r_shoulder", "r_elbow", "r_hand", "RightShoulder", ("r_shoulder", "l_shoulder")),
+    "l_leg": ("l_hip", "l_knee", "l_foot", "Hips", ("r_hip", "l_hip")),
+    "r_leg": ("r_hip", "r_knee", "r_foot", "Hips", ("r_hip", "l_hip")),
+}
+"""Bones whose twist is carried over time: the limbs bend like a hinge at the elbow or knee
+and their twist follows the plane of the bend; the neck is a ball joint whose twist is only
+carried along with the chest."""
+
+BEND_BLEND = 0.03
+"""Below a bend of about 10 degrees (sin^2 = 0.03) a limb's twist comes more from the previous
+frame than from the plane of its bend, which vanishes when the limb is straight."""
+
+END_SITES = {"Head": (0.0, 0.065, 0.0), "LeftHand": "hand", "RightHand": "hand",
+             "LeftFoot": (0.0, -0.02, 0.11), "RightFoot": (0.0, -0.02, 0.11)}
+"""End-site offsets as fractions of height in the rest frame (+z forward): the top of the
+head, the toes; ``"hand"`` continues the forearm by a hand length (0.1 of height)."""
+
+LINK_PIECES = {
+    ("pelvis", "chest"): (("hips", "chest", "Spine"),),
+    ("chest", "neck"): (("chest", "neck", "Chest"),),
+    ("neck", "head"): (("neck", "head", "Neck"),),
+    ("l_shoulder", "r_shoulder"): (("neck", "l_shoulder", "LeftShoulder"),
+                                   ("neck", "r_shoulder", "RightShoulder")),
+    ("l_hip", "r_hip"): (("l_hip", "r_hip", "Hips"),),
+    ("l_shoulder", "l_elbow"): (("l_shoulder", "l_elbow", "LeftArm"),),
+    ("l_elbow", "l_hand"): (("l_elbow", "l_hand", "LeftForeArm"),),
+    ("r_shoulder", "r_elbow"): (("r_shoulder", "r_elbow", "RightArm"),),
+    ("r_elbow", "r_hand"): (("r_elbow", "r_hand", "RightForeArm"),),
+    ("l_hip", "l_knee"): (("l_hip", "l_knee", "LeftUpLeg"),),
+    ("l_knee", "l_foot"): (("l_knee", "l_foot", "LeftLeg"),),
+    ("r_hip", "r_knee"): (("r_hip", "r_knee", "RightUpLeg"),),
+    ("r_knee", "r_foot"): (("r_knee", "r_foot", "RightLeg"),),
+}
+"""How a skinned mesh draws each visible link's capsule: as pieces (from point, to point,
+joint) that each lie along their joint's bone, so they follow it exactly (the shoulder line
+is two collar bones from the neck; the spine starts between the hips, where Hips is)."""
+
+NODE_JOINT = {j[2]: j[0] for j in reversed(JOINTS)} | {"pelvis": "Hips"}
+"""The joint that carries a volume on a single node (the first joint sitting on it)."""
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    """A humanoid's joints in its rest pose (metres, y up, facing +z, feet at the origin).
+
+    ``nodes`` (16, 3) the rest positions of the humanoid's nodes; ``parents`` (J,) index of
+    each joint's parent (-1 for Hips); ``rest`` (J, 3) joint positions; ``offsets`` (J, 3)
+    position relative to the parent (the root's is zero); ``rest_frames`` (J, 3, 3) the bone
+    frames of the rest pose; ``end_sites`` joint index -> (3,) offset of the bone's tip, for
+    joints without children.
+    """
+
+    nodes: np.ndarray
+    parents: np.ndarray
+    rest: np.ndarray
+    offsets: np.ndarray
+    rest_frames: np.ndarray
+    end_sites: dict[int, np.ndarray]
+
+    names = JOINT_NAMES
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A skeleton posed over F frames: ``root`` (F, 3) Hips position, metres; ``world`` and
+    ``local`` (F, J, 3, 3) joint rotations in the world and relative to the parent."""
+
+    root: np.ndarray
+    world: np.ndarray
+    local: np.ndarray
+
+
+def _parents() -> np.ndarray:
+    index = {name: i for i, name in enumerate(JOINT_NAMES)}
+    return np.array([-1 if j[1] is None else index[j[1]] for j in JOINTS])
+
+
+def points(nodes: np.ndarray) -> np.ndarray:
+    """(F, 17, 3) positions of :data:`POINTS` from humanoid nodes (F, 16, 3)."""
+    hips = 0.5 * (nodes[:, _N["l_hip"]] + nodes[:, _N["r_hip"]])
+    return np.concatenate([nodes, hips[:, None]], axis=1)
+
+
+def joint_positions(nodes: np.ndarray) -> np.ndarray:
+    """(F, J, 3) where the joints sit on humanoid nodes (F, 16, 3), metres."""
+    return points(nodes)[:, [_N[j[2]] for j in JOINTS]]
+
+
+def rest_skeleton(height: float, preset: str = "adult") -> Skeleton:
+    """The skeleton of a humanoid built with ``height`` (m) and ``preset``, from a fresh build
+    of its standing pose (so it stays the pose :func:`twig.bodies.humanoid.add_humanoid`
+    makes)."""
+    scratch = PhysicsWorld(ground=False)
+    body = add_humanoid(scratch, "rest", (0.0, 0.0, 0.0), preset=preset, height=height)
+    nodes = scratch.node_pos[body.nodes][None]
+    parents = _parents()
+    rest = joint_positions(nodes)[0]
+    offsets = np.where((parents >= 0)[:, None], rest - rest[np.maximum(parents, 0)], 0.0)
+    ends = {}
+    for name, site in END_SITES.items():
+        i = JOINT_NAMES.index(name)
+        if site == "hand":
+            forearm = rest[i] - rest[parents[i]]
+            ends[i] = 0.1 * height * forearm / np.linalg.norm(forearm)
+        else:
+            ends[i] = np.array(site) * height
+    frames = bone_frames(nodes)[0]
+    return Skeleton(nodes[0], parents, rest, offsets, frames, ends)
+
+
+def pose(skeleton: Skeleton, nodes: np.ndarray) -> Pose:
+    """Pose ``skeleton`` on node positions ``nodes`` (F, 16, 3) in :data:`NODE_NAMES` order.
+
+    World rotations take each rest bone frame to the current one (``R = B B_rest^T``), so a
+    joint's children land on their nodes up to the links' stretch.
+    """
+    frames = bone_frames(nodes)
+    world = frames @ np.swapaxes(skeleton.rest_frames, -1, -2)
+    parent_world = world[:, np.maximum(skeleton.parents, 0)]
+    local = np.swapaxes(parent_world, -1, -2) @ world
+    local[:, skeleton.parents < 0] = world[:, skeleton.parents < 0]
+    return Pose(joint_positions(nodes)[:, 0], world, local)
+
+
+def _vec(p: np.ndarray, pair: tuple[str, str]) -> np.ndarray:
+    return p[:, _N[pair[1]]] - p[:, _N[pair[0]]]
+
+
+def bone_frames(nodes: np.ndarray) -> np.ndarray:
+    """Bone frames (F, J, 3, 3) of humanoid node positions (F, 16, 3): columns are the bone
+    axis, the twist direction and their cross product."""
+    p = points(nodes)
+    frames = np.empty((len(p), len(JOINTS), 3, 3))
+    index = {name: i for i, name in enumerate(JOINT_NAMES)}
+    for i, (_, _, _, axis, twist) in enumerate(JOINTS):
+        if not isinstance(twist, str):
+            frames[:, i] = basis(_vec(p, axis), _vec(p, twist))
+    twists = chain_twists(p, {c: frames[:, index[CHAINS[c][3]]] for c in CHAINS})
+    for i, (_, _, _, axis, twist) in enumerate(JOINTS):
+        if isinstance(twist, str):
+            frames[:, i] = basis(_vec(p, axis), twists[twist])
+    return frames
+
+
+def chain_twists(p: np.ndarray, parent_frames: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Twist direction (F, 3) of each chain of :data:`CHAINS`, perpendicular to its upper
+    bone, from the positions ``p`` (F, 17, 3) of :data:`POINTS` and the parent bones' frames.
+
+    The first frame starts from the body reference (the hip or shoulder line). Each later
+    frame starts from the previous twist carried along by the parent bone's rotation since
+    then; a hinged limb then takes the normal of the plane of its bend, with the sign that
+    agrees with that carried twist, in proportion to how much it bends (see
+    :func:`~twig.export.rotations.carried_twist`). A straight limb so keeps the twist it had
+    and a bending one follows its elbow or knee, with no flip when the limb straightens or
+    bends backwards.
+    """
+    names = list(CHAINS)
+    upper = np.stack([_vec(p, CHAINS[c][:2]) for c in names], axis=1)
+    lower = np.stack([_vec(p, CHAINS[c][1:3]) if CHAINS[c][2] else _vec(p, CHAINS[c][:2])
+                      for c in names], axis=1)
+    bend = np.cross(upper, lower) / (np.linalg.norm(upper, axis=-1, keepdims=True)
+                                     * np.linalg.norm(lower, axis=-1, keepdims=True))
+    parent = np.stack([parent_frames[c] for c in names], axis=1)
+    carried = parent[1:] @ np.swapaxes(parent[:-1], -1, -2)
+    start = np.stack([_vec(p[:1], CHAINS[c][4])[0] for c in names])
+    out = carried_twist(upper, start, bend, carried, BEND_BLEND)
+    return dict(zip(names, np.swapaxes(out, 0, 1), strict=True))
