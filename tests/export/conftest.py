@@ -37,7 +37,7 @@ def _rot_x(a: float) -> np.ndarray:
 def rag_doll() -> tuple[twig.World, str]:
     """A limp adult dropped from 1 m: it falls, tumbles and comes to rest."""
     world = twig.World(seed=0)
-    world.add_humanoid("doll", position=(0.0, 1.0, 0.0))
+    world.add_humanoid("doll", position=(0.0, 1.0, 0.0), control=False)
     return world, "doll"
 
 
@@ -58,7 +58,7 @@ def puppet_turn(period: float = 1.5) -> tuple[twig.World, str]:
     the right nearly straight); elbows, knees, chest and head follow by physics. The swings
     ease in over the first second."""
     world = twig.World(seed=0)
-    body = world.add_humanoid("puppet", preset="child")
+    body = world.add_humanoid("puppet", preset="child", control=False)
     rest = {n: body.node_position(n) for n in body.node_names}
 
     def drive() -> None:

@@ -49,8 +49,9 @@ def test_no_bone_flips_while_the_puppet_turns_around(motion):
         forward = posed.world[:, 0, :, 2]
         heading = np.unwrap(np.arctan2(forward[:, 0], forward[:, 2]))
         assert np.degrees(heading[-1] - heading[0]) > 350
-    else:  # a falling rag doll whips its limbs; its twist still never jumps half a turn
-        assert turn.max() < np.radians(90.0)
+    else:  # a falling rag doll whips its limbs (a shin swings ~90 degrees in the frame it
+        # lands); a flip would be half a turn
+        assert turn.max() < np.radians(150.0)
     assert np.allclose(np.linalg.norm(world, axis=-1), 1.0)
 
 
@@ -109,7 +110,7 @@ def test_zxy_euler_angles_rebuild_the_matrix(q):
     rz = _rot([0, 0, np.sin(z / 2), np.cos(z / 2)])
     rx = _rot([np.sin(x / 2), 0, 0, np.cos(x / 2)])
     ry = _rot([0, np.sin(y / 2), 0, np.cos(y / 2)])
-    np.testing.assert_allclose(rz @ rx @ ry, m, atol=1e-9)
+    np.testing.assert_allclose(rz @ rx @ ry, m, atol=1e-7)  # 1e-8 near gimbal lock
 
 
 @given(quaternion, quaternion, st.floats(0, 1))

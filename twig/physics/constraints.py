@@ -147,7 +147,7 @@ def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3, plane, bend_min):
     if plane:
         _hinge_plane(pos, w, root, joint, end, fx, fy, fz)
     if bend_min > -math.inf:
-        _bend_limit(pos, w, root, joint, end, fx, fy, fz, bend_min)
+        _bend_limit(pos, w, root, joint, end, fx, fy, fz, bx, by, bz, bend_min)
 
 
 @njit(cache=True)
@@ -182,9 +182,11 @@ def _hinge_plane(pos, w, root, joint, end, fx, fy, fz):
 
 
 @njit(cache=True)
-def _bend_limit(pos, w, root, joint, end, fx, fy, fz, bend_min):
+def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     """One-sided limit: ``(j - line).b >= bend_min`` with ``b`` the unit part of ``f``
-    perpendicular to the root-end line (skipped where the limb points along ``f``)."""
+    perpendicular to the root-end line. It fades out where the limb points along ``f`` (no
+    side is defined) and where it points up along ``u = p[f3] - p[f2]`` (an arm raised above
+    the shoulder may bend either way), so the joint is never snapped across."""
     lx = pos[end, 0] - pos[root, 0]
     ly = pos[end, 1] - pos[root, 1]
     lz = pos[end, 2] - pos[root, 2]
@@ -197,8 +199,15 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, bend_min):
     by = fy - k * ly
     bz = fz - k * lz
     bl = math.sqrt(bx * bx + by * by + bz * bz)
-    if bl < 0.2 * fl:
-        return  # limb within ~12 degrees of forward: which side is "forward" is ill-defined
+    # Near a limb along forward, which side is "forward" is ill-defined: the limit fades out
+    # (fully off within ~12 degrees of it) instead of switching, which would snap the joint.
+    fade = min(1.0, max(0.0, (bl / fl - 0.2) / 0.3))
+    ul = math.sqrt(ux * ux + uy * uy + uz * uz)
+    if ul > 1e-12:
+        rise = (ux * lx + uy * ly + uz * lz) / (ul * math.sqrt(ll))
+        fade *= min(1.0, max(0.0, (0.3 - rise) / 0.3))
+    if fade == 0.0:
+        return
     bx /= bl
     by /= bl
     bz /= bl
@@ -213,7 +222,7 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, bend_min):
     denom = w[joint] + w[root] * (1.0 - t) * (1.0 - t) + w[end] * t * t
     if denom == 0.0:
         return
-    lam = -c / denom
+    lam = -c * fade / denom
     sj = w[joint] * lam
     sr = -w[root] * (1.0 - t) * lam
     se = -w[end] * t * lam
