@@ -72,7 +72,7 @@ _NODE_MASS_FRACTION = {
 
 def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
                  preset: str = "adult", height: float | None = None, mass: float | None = None,
-                 facing: float = 0.0, lying: bool = False) -> Body:
+                 facing: float = 0.0, lying: bool = False, body_type: str = "humanoid") -> Body:
     """Add a humanoid whose feet rest at ``position`` (metres; y is the ground).
 
     Parameters
@@ -87,6 +87,8 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
         Heading in radians about +y; 0 faces +z (when ``lying``, the head points that way).
     lying
         Start lying on its back on the ground instead of standing.
+    body_type
+        The type recorded for the body (``"doll"`` for a rag doll built on this skeleton).
     """
     if preset not in PRESETS:
         raise PhysicsError(f"{name}: field 'preset': unknown preset {preset!r} "
@@ -104,7 +106,7 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
         local = local[:, [0, 2, 1]] * (-1.0, 1.0, 1.0) + (0.0, 0.1 * height / 1.75, 0.0)
     pos = local @ frame.T + base
     masses = np.array([_NODE_MASS_FRACTION[n] for n in NODE_NAMES]) * total
-    body = world.add_body(name, "humanoid", pos, mass=masses, node_names=NODE_NAMES,
+    body = world.add_body(name, body_type, pos, mass=masses, node_names=NODE_NAMES,
                           meta={"height": height, "preset": preset})
     idx = {n: body.node(n) for n in NODE_NAMES}
     world.add_links([[idx[a], idx[b]] for a, b in VISIBLE_LINKS], body=body)
