@@ -134,6 +134,8 @@ def _garbage(tmp_path, name, content):
     (lambda d: _garbage(d, "bad.txt", b"v 0 0 0"), r"crate: field 'path': .* not a mesh file"),
     (lambda d: _garbage(d, "dot.obj", b"v 0 0 0\nv 0.001 0 0\nv 0 0.001 0\nf 1 2 3\n"),
      r"crate: field 'path': .*smaller than 1 cm"),
+    (lambda d: _garbage(d, "line.obj", b"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n"),
+     r"crate: field 'path': .*has no bounding box \(all on a line\?\): QH"),
 ])
 def test_bad_mesh_files_are_refused_and_nothing_is_added(tmp_path, make, message):
     world = twig.World()

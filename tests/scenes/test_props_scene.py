@@ -64,3 +64,17 @@ def test_bad_prop_objects_name_file_table_and_field(tmp_path, text, expected):
     with pytest.raises(SceneError, match=expected) as err:
         twig.load_scene(_scene(tmp_path, text))
     assert "bad.toml" in str(err.value)
+
+
+def test_the_props_scene_is_deterministic_and_restores_bit_for_bit():
+    first, second = twig.load_scene("props"), twig.load_scene("props")
+    first.run(seconds=1.0)
+    snap = first.snapshot()
+    first.run(seconds=1.0)
+    second.run(seconds=2.0)
+    assert first.state_hash() == second.state_hash()
+    expected = first.state_hash()
+    first.restore(snap)
+    first.run(seconds=1.0)
+    assert first.state_hash() == expected
+    assert set(first.atlas("clipboard")) == {"front"}

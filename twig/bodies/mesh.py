@@ -48,12 +48,18 @@ def load_mesh(path: str | Path, what: str) -> tuple[np.ndarray, np.ndarray]:
         vertices = np.asarray(mesh.vertices, dtype=np.float64)
         faces = np.asarray(mesh.faces, dtype=np.int64).reshape(-1, 3)
     except Exception as e:  # trimesh raises many kinds on malformed files
-        raise AssetError(f"{what}: cannot read mesh {str(p)!r}: {e}") from None
+        raise AssetError(f"{what}: cannot read mesh {str(p)!r}: {_first_line(e)}") from None
     if not len(faces):
         raise AssetError(f"{what}: mesh {str(p)!r} has no triangles (not a mesh, or empty)")
     if not np.isfinite(vertices).all():
         raise AssetError(f"{what}: mesh {str(p)!r} has vertices that are not finite numbers")
     return vertices, faces
+
+
+def _first_line(error: Exception) -> str:
+    """The first line of a library's error message (qhull's run to a page)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def oriented_box(vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -101,7 +107,11 @@ def add_box_model(world: PhysicsWorld, name: str, position: ArrayLike, *, path: 
     vertices = vertices * scale
     if np.ptp(vertices, axis=0).max() < 2 * MIN_HALF_EXTENT:
         raise AssetError(f"{name}: field 'path': mesh {str(path)!r} is smaller than 1 cm")
-    centre, axes, half = oriented_box(vertices)
+    try:
+        centre, axes, half = oriented_box(vertices)
+    except Exception as e:  # a degenerate mesh (all on a line) has no bounding box
+        raise AssetError(f"{name}: field 'path': mesh {str(path)!r} has no bounding box (all "
+                         f"on a line?): {_first_line(e)}") from None
     # Box frame in world coordinates: the model's own frame turned by yaw.
     box_centre = base + centre @ turn
     box_axes = axes @ turn
@@ -114,6 +124,7 @@ def add_box_model(world: PhysicsWorld, name: str, position: ArrayLike, *, path: 
                         charts=[("top", (0.0, half[1], 0.0), (half[0], half[2]))],
                         meta={"path": str(path)})
     frame = local_points(world.node_pos[body.nodes], box_centre, box_axes)
+    frame.flags.writeable = False
     body_meta(body)[MESH_KEY] = {"vertices": local, "faces": faces, "frame": frame}
     return body
 
