@@ -41,6 +41,7 @@ def test_a_point_in_the_front_chart_lies_on_the_clipboard_front(clipboard_world)
     assert abs((point - centre) @ normal) < 1e-12  # on the face's plane...
     assert abs((point - centre) @ half_u) / (half_u @ half_u) <= 1.0  # ...inside it
     assert abs((point - centre) @ half_v) / (half_v @ half_v) <= 1.0
+    assert front.on_surface(point) and not front.on_surface(front.to_world((0.2, 0.0, 0.0)))
     above = front.to_world((0.05, 0.02, -0.1))
     np.testing.assert_allclose(above - point, 0.02 * normal, atol=1e-12)  # y > 0 is above
 
@@ -104,6 +105,8 @@ def test_a_chart_needs_four_frame_nodes_of_its_body():
     table = world.add_table("table", position=(0.0, 0.0, 0.0))
     with pytest.raises(PhysicsError, match="needs 4 different nodes"):
         add_chart(world, table, "edge", [0, 1, 2, 2], (0, 0.75, 0), np.eye(3))
+    with pytest.raises(PhysicsError, match="right-handed"):
+        add_chart(world, table, "edge", [0, 1, 2, 3], (0, 0.75, 0), np.diag([1.0, 1.0, -1.0]))
     assert set(world.atlas(table)) == {"top"}
 
 

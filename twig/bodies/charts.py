@@ -115,7 +115,8 @@ def add_chart(world: PhysicsWorld, body: Body, name: str, frame: Sequence[int],
     origin
         (3,) a point on the surface now, metres.
     axes
-        (3, 3) rows: unit x, y (the outward surface normal) and z axes now, orthonormal.
+        (3, 3) rows: unit x, y (the outward surface normal) and z axes now, orthonormal and
+        right-handed.
     extent
         Half sizes of the surface patch along x and z, metres.
     """
@@ -125,8 +126,9 @@ def add_chart(world: PhysicsWorld, body: Body, name: str, frame: Sequence[int],
         raise PhysicsError(f"{body.name}: chart {name!r} needs 4 different nodes of the body, "
                            f"got {idx}")
     u = as_points(axes, f"{body.name}: chart {name!r}: axes").reshape(3, 3)
-    if not np.allclose(u @ u.T, np.eye(3), atol=1e-6):
-        raise PhysicsError(f"{body.name}: chart {name!r}: axes must be three orthonormal rows")
+    if not np.allclose(u @ u.T, np.eye(3), atol=1e-6) or np.linalg.det(u) < 0:
+        raise PhysicsError(f"{body.name}: chart {name!r}: axes must be three orthonormal rows, "
+                           "right-handed (z = x cross y)")
     o = as_points(origin, f"{body.name}: chart {name!r}: origin").reshape(3)
     if abs(np.linalg.det(world.node_pos[idx[1:]] - world.node_pos[idx[0]])) < 1e-12:
         raise PhysicsError(f"{body.name}: chart {name!r}: frame nodes {idx} are coplanar")
