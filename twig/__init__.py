@@ -4,11 +4,11 @@ Stick figures of point-mass nodes joined by rigid links, simulated by Verlet int
 constraint projection (Jakobsen 2001), after Horswill's Twig (2008/2009).
 """
 
-from twig.errors import PhysicsError, SceneError, TwigError, UnknownNameError
+from twig.errors import AssetError, PhysicsError, SceneError, TwigError, UnknownNameError
 from twig.scenes import load_scene
 from twig.world import World
 
 __version__ = "0.1.0"
 
-__all__ = ["PhysicsError", "SceneError", "TwigError", "UnknownNameError", "World", "__version__",
-           "load_scene"]
+__all__ = ["AssetError", "PhysicsError", "SceneError", "TwigError", "UnknownNameError", "World",
+           "__version__", "load_scene"]

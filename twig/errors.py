@@ -23,6 +23,11 @@ class PhysicsError(TwigError):
     """
 
 
+class AssetError(TwigError):
+    """An asset file (a mesh for a box model) is missing or cannot be read; the message names
+    the object, the field and the file."""
+
+
 class UnknownNameError(TwigError, KeyError):
     """A body, node or scene name that does not exist."""
 

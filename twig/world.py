@@ -10,9 +10,14 @@ from typing import TYPE_CHECKING
 
 from numpy.typing import ArrayLike
 
+from twig.bodies.charts import Chart, atlas
 from twig.bodies.cloth import add_cloth
-from twig.bodies.props import add_ball, add_block, add_weight
+from twig.bodies.furniture import add_chair, add_table
+from twig.bodies.merry_go_round import add_merry_go_round
+from twig.bodies.mesh import add_box_model
+from twig.bodies.props import add_ball, add_block, add_doll, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
+from twig.bodies.stationery import add_clipboard, add_pen
 from twig.physics import Body, PhysicsWorld
 from twig.physics.columns import Columns
 from twig.physics.validate import as_positive
@@ -114,6 +119,42 @@ class World(PhysicsWorld):
     def add_weight(self, name: str, position: ArrayLike, **kwargs) -> Body:
         """The 16-ton weight of Fig. 5; see :func:`twig.bodies.props.add_weight`."""
         return add_weight(self, name, position, **kwargs)
+
+    def add_doll(self, name: str, position: ArrayLike = (0.0, 0.0, 0.0), **kwargs) -> Body:
+        """A rag doll (a small passive humanoid); see :func:`twig.bodies.props.add_doll`."""
+        return add_doll(self, name, position, **kwargs)
+
+    def add_merry_go_round(self, name: str, position: ArrayLike = (0.0, 0.0, 0.0),
+                           **kwargs) -> Body:
+        """The playground's merry-go-round (18 nodes, 41 links, 25 bars); see
+        :func:`twig.bodies.merry_go_round.add_merry_go_round`."""
+        return add_merry_go_round(self, name, position, **kwargs)
+
+    def add_chair(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A chair with a ``seat`` chart; see :func:`twig.bodies.furniture.add_chair`."""
+        return add_chair(self, name, position, **kwargs)
+
+    def add_table(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A table with a ``top`` chart; see :func:`twig.bodies.furniture.add_table`."""
+        return add_table(self, name, position, **kwargs)
+
+    def add_clipboard(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A clipboard with a ``front`` chart; see :func:`twig.bodies.stationery.add_clipboard`."""
+        return add_clipboard(self, name, position, **kwargs)
+
+    def add_pen(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A pen with nodes ``tip`` and ``top``; see :func:`twig.bodies.stationery.add_pen`."""
+        return add_pen(self, name, position, **kwargs)
+
+    def add_box_model(self, name: str, position: ArrayLike, **kwargs) -> Body:
+        """A prop from a mesh file, colliding as its oriented bounding box; see
+        :func:`twig.bodies.mesh.add_box_model`."""
+        return add_box_model(self, name, position, **kwargs)
+
+    def atlas(self, body: Body | str) -> dict[str, Chart]:
+        """The named charts of ``body`` (a handle or a name) as its nodes are now (Horswill
+        VIII.A); see :mod:`twig.bodies.charts`."""
+        return atlas(self.body(body) if isinstance(body, str) else body)
 
     def run(self, seconds: float, progress: bool = False) -> None:
         """Advance ``seconds`` of simulated time (rounded to whole ticks).

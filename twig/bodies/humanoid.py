@@ -141,7 +141,8 @@ def _local_pose(height: float, proportions: Mapping[str, float]
 def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
                  preset: str = "adult", height: float | None = None, mass: float | None = None,
                  facing: float = 0.0, lying: bool = False,
-                 proportions: Mapping[str, float] | None = None) -> Body:
+                 proportions: Mapping[str, float] | None = None,
+                 body_type: str = "humanoid") -> Body:
     """Add a humanoid whose feet rest at ``position`` (metres; y is the ground).
 
     Parameters
@@ -158,6 +159,9 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
         Start lying on its back on the ground instead of standing.
     proportions
         Scale factors of the preset's build, keys in PROPORTIONS (e.g. ``{"legs": 1.1}``).
+
+    body_type
+        The type recorded for the body (``"doll"`` for a rag doll built on this skeleton).
 
     The body's ``meta`` holds ``height``, ``preset``, ``scale`` (metres per adult metre),
     ``links`` (name -> link id of every visible link and brace) and the segment lengths.
@@ -180,7 +184,8 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
         local = local[:, [0, 2, 1]] * (-1.0, 1.0, 1.0) + (0.0, 0.1 * height / 1.75, 0.0)
     pos = local @ frame.T + base
     size = height / 1.75
-    body = world.add_body(name, "humanoid", pos, mass=node_masses(total), node_names=NODE_NAMES,
+    body = world.add_body(name, body_type, pos, mass=node_masses(total),
+                          node_names=NODE_NAMES,
                           meta={"height": height, "preset": preset, "scale": size})
     idx = {n: body.node(n) for n in NODE_NAMES}
     ids = world.add_links([[idx[a], idx[b]] for a, b in LINKS.values()], body=body)

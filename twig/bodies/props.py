@@ -1,20 +1,29 @@
-"""Rigid props with collision volumes: the ball and box-shaped blocks (the 16-ton weight).
+"""Props with collision volumes: the ball, box props (blocks, the 16-ton weight, and the frame
+every box-shaped prop is built on) and the rag doll.
 
 Horswill 2009, section V: objects are nodes plus collision volumes attached to them; a box prop
-is a rigid frame of four nodes (Jakobsen's tetrahedron, section 5) carrying an oriented box.
+is a rigid frame of four nodes (Jakobsen's tetrahedron, section 5) carrying oriented boxes.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import ArrayLike
 
+from twig.bodies.charts import add_chart
+from twig.bodies.humanoid import add_humanoid
 from twig.errors import PhysicsError
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_points, as_positive
 
 _TETRA = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=float)
 """Alternate corners of a cube: the frame nodes of a block, scaled inside its box."""
+FRAME_NODES = ("f0", "f1", "f2", "f3")
+"""Default names of a box prop's frame nodes (see :func:`add_frame`)."""
+_STILL = np.zeros(3)
 
 
 def add_ball(world: PhysicsWorld, name: str, position: ArrayLike, *, radius: float = 0.11,
@@ -26,6 +35,85 @@ def add_ball(world: PhysicsWorld, name: str, position: ArrayLike, *, radius: flo
                           mass=as_positive(mass, f"{name}: mass"), node_names=("center",),
                           radius=radius, velocity=as_points(velocity, f"{name}: velocity"))
     world.add_sphere(body.nodes.start, radius, body=body, friction=friction)
+    return body
+
+
+def as_finite(value: float, what: str) -> float:
+    """A finite number (an angle, a coordinate), or a PhysicsError naming ``what``."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise PhysicsError(f"{what}: expected a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise PhysicsError(f"{what}: expected a finite number, got {value!r}")
+    return x
+
+
+def as_friction(value: float, what: str) -> float:
+    """A friction coefficient: a finite number >= 0."""
+    x = as_finite(value, what)
+    if x < 0:
+        raise PhysicsError(f"{what}: expected a friction coefficient >= 0, got {value!r}")
+    return x
+
+
+def yaw_axes(yaw: float) -> np.ndarray:
+    """(3, 3) rows: a prop's x, y, z axes in world coordinates after turning it ``yaw``
+    radians about +y (z, its front, points along (sin yaw, 0, cos yaw); ``x = y cross z``)."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
+
+
+def tetra_frame(centre: ArrayLike, half: ArrayLike, spread: float = 0.5) -> np.ndarray:
+    """(4, 3) frame node positions at alternate corners of the box (``centre``, ``half``
+    extents; metres) scaled by ``spread`` about its centre: a regular tetrahedron in a cube."""
+    return np.asarray(centre, dtype=float) + spread * _TETRA * np.asarray(half, dtype=float)
+
+
+def add_frame(world: PhysicsWorld, name: str, type: str, points: np.ndarray, *, mass: float,
+              velocity: np.ndarray = _STILL, node_names: tuple[str, ...] = FRAME_NODES,
+              meta: dict | None = None) -> Body:
+    """The rigid frame of a box prop (Jakobsen 2001, section 5): four nodes at ``points``
+    ((4, 3), metres, not coplanar) joined by six invisible rigid links, sharing ``mass`` (kg)
+    equally. Callers validate their input first, so that nothing is added when it is bad.
+    """
+    body = world.add_body(name, type, points, mass=mass / 4, node_names=node_names,
+                          velocity=velocity, meta=meta)
+    i = body.nodes.start
+    world.add_links([[i + a, i + b] for a in range(4) for b in range(a + 1, 4)], body=body,
+                    visible=False)
+    return body
+
+
+LocalBox = tuple[tuple[float, float, float], tuple[float, float, float]]
+"""A box in a prop's own frame: (centre, half extents), metres."""
+
+
+def add_box_prop(world: PhysicsWorld, name: str, type: str, position: np.ndarray,
+                 axes: np.ndarray, frame: np.ndarray, boxes: Sequence[LocalBox], *,
+                 mass: float, friction: float, velocity: np.ndarray = _STILL,
+                 charts: Sequence[tuple[str, tuple[float, float, float], tuple[float, float]]]
+                 = (), node_names: tuple[str, ...] = FRAME_NODES,
+                 meta: dict | None = None) -> Body:
+    """A rigid prop of one or more boxes on a four-node frame, with charts on its surfaces.
+
+    Everything is given in the prop's own frame: local point ``q`` is at world
+    ``position + q @ axes`` (``axes`` rows are the prop's x, y, z). ``frame`` (4, 3) are the
+    frame nodes (see :func:`add_frame`): put them inside the convex hull of ``boxes`` so that
+    they never meet the ground before the boxes do, and make their tetrahedron as fat as the
+    shape allows (a flat one bends out of its plane easily). ``charts`` are ``(name, origin,
+    extent)`` with the chart axes along the prop's (y is the surface normal, see
+    :mod:`twig.bodies.charts`). Input must be validated by the caller.
+    """
+    body = add_frame(world, name, type, position + frame @ axes, mass=mass, velocity=velocity,
+                     node_names=node_names, meta=meta)
+    nodes = range(body.nodes.start, body.nodes.stop)
+    for centre, half in boxes:
+        world.add_box(nodes, position + np.asarray(centre) @ axes, half, axes, body=body,
+                      friction=friction)
+    for chart_name, origin, extent in charts:
+        add_chart(world, body, chart_name, nodes, position + np.asarray(origin) @ axes, axes,
+                  extent)
     return body
 
 
@@ -41,16 +129,13 @@ def add_block(world: PhysicsWorld, name: str, position: ArrayLike, *,
         raise PhysicsError(f"{name}: size must be positive on every axis, got "
                            f"{(2 * half).tolist()}")
     centre = as_points(position, f"{name}: position").reshape(3)
-    c, s = np.cos(yaw), np.sin(yaw)
-    axes = np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
-    frame = centre + (0.5 * _TETRA * half) @ axes
-    body = world.add_body(name, type, frame, mass=as_positive(mass, f"{name}: mass") / 4,
-                          node_names=("f0", "f1", "f2", "f3"),
-                          velocity=as_points(velocity, f"{name}: velocity").reshape(3))
-    i = body.nodes.start
-    world.add_links([[i + a, i + b] for a in range(4) for b in range(a + 1, 4)], body=body,
-                    visible=False)
-    world.add_box(range(i, i + 4), centre, half, axes, body=body, friction=friction)
+    axes = yaw_axes(as_finite(yaw, f"{name}: yaw"))
+    friction = as_friction(friction, f"{name}: friction")
+    body = add_frame(world, name, type, centre + tetra_frame((0.0, 0.0, 0.0), half) @ axes,
+                     mass=as_positive(mass, f"{name}: mass"),
+                     velocity=as_points(velocity, f"{name}: velocity").reshape(3))
+    world.add_box(range(body.nodes.start, body.nodes.stop), centre, half, axes, body=body,
+                  friction=friction)
     return body
 
 
@@ -60,3 +145,19 @@ def add_weight(world: PhysicsWorld, name: str, position: ArrayLike, *,
     """The 16-ton weight of Horswill's Fig. 5 (after Monty Python): a heavy block."""
     return add_block(world, name, position, size=size, mass=mass, yaw=yaw, velocity=velocity,
                      type="weight")
+
+
+def add_doll(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0, 0.0), *,
+             height: float = 0.45, mass: float = 0.4, facing: float = 0.0,
+             lying: bool = False) -> Body:
+    """A rag doll: a small passive humanoid (the one the child carries in the playground).
+
+    The 16-node skeleton of :func:`~twig.bodies.humanoid.add_humanoid` with child proportions,
+    ``height`` metres tall and ``mass`` kg (a stuffed toy, far lighter than a body of its
+    size), recorded as type ``"doll"``. It feels no pain and nothing drives it: it flops.
+    """
+    body = add_humanoid(world, name, position, preset="child", height=height,
+                        mass=mass, facing=facing, lying=lying,
+                        body_type="doll")
+    world.set_pain(body, threshold=math.inf)
+    return body

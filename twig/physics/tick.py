@@ -18,7 +18,7 @@ from twig.physics.collision.narrow import (
     resolve_pairs,
     sweep_spheres,
 )
-from twig.physics.collision.response import contact_friction
+from twig.physics.collision.response import DEPTH, contact_friction
 from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
 from twig.physics.flags import ASLEEP, GROUNDED
@@ -120,6 +120,19 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     slowed = np.zeros(n, dtype=np.uint8)
     if apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu,
                       slowed) > 0:
+        # Not for bodies touching another: the contacts had their say after the links, and
+        # links moved last would push the pair back into each other (a brick would jitter on a
+        # doll).
+        touching = np.zeros(body_start.shape[0], dtype=np.uint8)
+        for k in range(n_pairs):
+            a = node_row[pair_i[k, 0]]
+            b = node_row[pair_i[k, 4]]
+            if pair_f[k, DEPTH] > 0.0 and a != b:
+                touching[a] = 1
+                touching[b] = 1
+        for i in range(n):
+            if touching[node_row[i]]:
+                slowed[i] = 0
         relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)

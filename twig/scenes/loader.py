@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from twig.bodies.cloth import add_cloth
-from twig.bodies.props import add_ball, add_block, add_weight
+from twig.bodies.furniture import add_chair, add_table
+from twig.bodies.merry_go_round import add_merry_go_round
+from twig.bodies.mesh import add_box_model
+from twig.bodies.props import add_ball, add_block, add_doll, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
+from twig.bodies.stationery import add_clipboard, add_pen
 from twig.errors import SceneError, TwigError
 from twig.motor import add_character
 from twig.world import World
@@ -33,6 +37,13 @@ _OBJECT_TYPES: dict[str, Callable[..., Any]] = {
     "block": add_block,
     "weight": add_weight,
     "static_box": World.add_static_box,
+    "doll": add_doll,
+    "merry_go_round": add_merry_go_round,
+    "chair": add_chair,
+    "table": add_table,
+    "clipboard": add_clipboard,
+    "pen": add_pen,
+    "box_model": add_box_model,
 }
 """Scene object type -> body builder; the builder's keyword parameters are the fields."""
 _WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "ground": "bool",
@@ -49,6 +60,7 @@ _EXPECTED = {
     "str": "a string",
     "tuple[str, ...]": "a list of strings",
     "table": "a table",
+    "str | Path": "a file path (a string; relative paths start at the scene file's folder)",
 }
 
 
@@ -79,6 +91,7 @@ def _check(value: Any, kind: str, where: str) -> Any:
         "int": isinstance(value, int) and not isinstance(value, bool),
         "bool": isinstance(value, bool),
         "str": isinstance(value, str),
+        "str | Path": isinstance(value, str) and bool(value),
         "tuple[str, ...]": isinstance(value, list) and all(isinstance(v, str) for v in value),
         "table": isinstance(value, dict),
     }.get(kind, True)
@@ -196,6 +209,9 @@ def _add_object(world: World, path: Path, k: int, table: Any) -> None:
     if missing:
         raise SceneError(f"{where} ({kind}): missing field {missing[0]!r}")
     where = f"{where} ({kind} {values['name']!r})"
+    for field, (annotation, _) in fields.items():
+        if annotation == "str | Path" and field in values:
+            values[field] = str(path.parent / values[field])
     try:
         _OBJECT_TYPES[kind](world, **values)
     except TwigError as e:
