@@ -112,8 +112,8 @@ class Command:
                 parts.append("[field=value...]")
             elif p.required:
                 parts.append(p.name)
-            elif p.default is None:
-                parts.append(f"[{p.name}=...]")
+            elif p.default is None or p.default == "":
+                parts.append(f"[{p.name}]")
             else:
                 parts.append(f"[{p.name}={format_default(p.default)}]")
         return " ".join(parts)

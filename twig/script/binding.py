@@ -46,6 +46,10 @@ def bind(command: Command, call: Call, world: Any) -> tuple[list[Any], dict[str,
         given.add(p.name)
     kwargs: dict[str, Any] = {}
     for key, value in call.kwargs:
+        if star is not None and key == star.name and isinstance(value, tuple):
+            args.extend(coerce(star, v, world) for v in value)  # a JSON list for *args
+            given.add(key)
+            continue
         p = params.get(key)
         if p is None and stars is None:
             known = ", ".join(params) or "none"
@@ -94,7 +98,9 @@ def _coerce(p: Param, value: Value, world: Any) -> Any:
     if kind == "object" and text is not None:
         return _resolve(p, text, world)
     if kind == "any":
-        return text if text is not None else list(value) if isinstance(value, tuple) else value
+        if isinstance(value, tuple):
+            return [str(c) if isinstance(c, Name) else c for c in value]
+        return text if text is not None else value
     return _BAD
 
 

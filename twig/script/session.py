@@ -22,7 +22,7 @@ from twig.physics import PhysicsWorld
 from twig.script import body_commands  # noqa: F401  (registers the body commands)
 from twig.script.binding import bind
 from twig.script.syntax import Call
-from twig.script.world_commands import Clock, WorldTarget
+from twig.script.world_commands import Clock, FreeClock, WorldTarget
 
 ReplyKind = Literal["ok", "done", "error", "value", "event"]
 
@@ -60,15 +60,15 @@ class Session:
     send
         Receives every :class:`Reply` (on the world's thread), in order.
     clock
-        The real-time loop (speed, pause, single step), or None for a world stepped as fast as
-        it can (a script run, a replay).
+        The real-time loop (speed, pause, single step); default a
+        :class:`~twig.script.world_commands.FreeClock` (a world stepped as fast as it can).
     """
 
     def __init__(self, world: PhysicsWorld, send: Callable[[Reply], None] | None = None,
                  clock: Clock | None = None) -> None:
         self.world = world
         self.send = send or (lambda reply: None)
-        self.clock = clock
+        self.clock: Clock = clock or FreeClock()
         self.json = False
         self.actions: list[Action] = []
         self.target = WorldTarget(world, self)

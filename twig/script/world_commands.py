@@ -14,6 +14,7 @@ from twig.action import Action
 from twig.commands import Json, command
 from twig.errors import ScriptError, TwigError
 from twig.physics import Body, PhysicsWorld
+from twig.realtime import MAX_SPEED
 from twig.script.watch import Watches
 
 if TYPE_CHECKING:
@@ -33,6 +34,32 @@ class Clock(Protocol):
     def step_once(self) -> None: ...
 
 
+class FreeClock:
+    """The clock of a world stepped as fast as it can (a script run, a replay).
+
+    There is no wall clock to slow down or stop, so ``speed`` and ``paused`` are kept but do
+    not change what is simulated; a served world's :class:`~twig.realtime.RealTime` obeys
+    them. Scripts and recorded sessions therefore give the same result with either clock.
+    """
+
+    def __init__(self) -> None:
+        self._speed = 1.0
+        self.paused = False
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        if not (math.isfinite(value) and 0.0 < value <= MAX_SPEED):
+            raise TwigError(f"speed must be a number in (0, {MAX_SPEED:g}], got {value!r}")
+        self._speed = value
+
+    def step_once(self) -> None:
+        """Nothing to do: the world is stepped by whoever runs it."""
+
+
 class WorldTarget:
     """The world as a command target, seen by one :class:`~twig.script.session.Session`."""
 
@@ -41,12 +68,6 @@ class WorldTarget:
     def __init__(self, world: PhysicsWorld, session: Session) -> None:
         self.world = world
         self.session = session
-
-    def _clock(self, what: str) -> Clock:
-        if self.session.clock is None:
-            raise ScriptError(f"{what} needs a world running in real time (twig serve); "
-                              "this one steps as fast as it can")
-        return self.session.clock
 
     @command
     def wait(self, seconds: float) -> Action:
@@ -77,7 +98,7 @@ class WorldTarget:
         When not paused it just waits that many ticks."""
         if ticks < 1:
             raise ScriptError(f"ticks must be a positive integer, got {ticks}")
-        clock = self._clock("world: step")
+        clock = self.session.clock
         world = self.world
         end = world.tick + ticks
         action = Action("step", "world", world.events)
@@ -88,18 +109,19 @@ class WorldTarget:
 
     @command
     def speed(self, factor: float) -> None:
-        """Run at ``factor`` times real time (simulated seconds per wall-clock second)."""
-        self._clock("world: speed").speed = factor
+        """Run at ``factor`` times real time (simulated seconds per wall-clock second; no
+        effect on a world stepped as fast as it can, like ``twig script``)."""
+        self.session.clock.speed = factor
 
     @command
     def pause(self) -> None:
         """Stop the clock (commands still run; ``world: step`` advances single ticks)."""
-        self._clock("world: pause").paused = True
+        self.session.clock.paused = True
 
     @command
     def resume(self) -> None:
         """Start the clock again after ``world: pause``."""
-        self._clock("world: resume").paused = False
+        self.session.clock.paused = False
 
     @command
     def time(self) -> Json:
