@@ -71,6 +71,7 @@ class Session:
         self.clock: Clock = clock or FreeClock()
         self.json = False
         self.actions: list[Action] = []
+        self._prune_at = 16
         self.target = WorldTarget(world, self)
         self._events: set[str] = set()
         self._subscription: Subscription | None = None
@@ -91,8 +92,10 @@ class Session:
             raise ScriptError(f"{call.target}: {call.method}: {e}") from None
         result = cmd.function(obj, *args, **kwargs)
         if isinstance(result, Action):
-            self.actions = [a for a in self.actions if not a.done]
             self.actions.append(result)
+            if len(self.actions) >= self._prune_at:  # amortised: forget ended actions
+                self.actions = [a for a in self.actions if not a.done]
+                self._prune_at = 2 * len(self.actions) + 16
         return Outcome(cmd, result)
 
     def run(self, call: Call, request_id: str | None = None) -> None:

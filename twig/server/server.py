@@ -15,6 +15,8 @@ import hmac
 import itertools
 import sys
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,8 @@ from twig.server.protocol import Request, format_reply, parse_request, request_i
 from twig.server.record import Recorder
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+BUDGET = 0.004
+"""Seconds of client requests the world's thread runs per tick while the clock runs."""
 
 
 @dataclass(frozen=True)
@@ -107,11 +111,11 @@ class Connection:
             self.write("error expected 'token <T>' first (this server needs a token)")
             self.close()
 
-    def write(self, text: str) -> None:
-        """Send one line (network thread); drop the client if it stopped reading."""
+    def write(self, *lines: str) -> None:
+        """Send lines (network thread); drop the client if it stopped reading."""
         if self.closed:
             return
-        self._write(text)
+        self._write(lines)
         if self.buffered() > self.server.limits.max_buffer:
             print(f"twig serve: client {self.number} dropped: it stopped reading its replies",
                   file=sys.stderr)
@@ -123,7 +127,7 @@ class Connection:
             self.server.disconnect(self)
             self._close()
 
-    def _write(self, text: str) -> None:
+    def _write(self, lines: tuple[str, ...]) -> None:
         raise NotImplementedError
 
     def buffered(self) -> int:
@@ -167,6 +171,10 @@ class Server:
         self._listeners: list[Any] = []
         self.commands_run = 0
         self._handler_session: Session | None = None
+        self._backlog: deque[tuple[Connection, Request]] = deque()
+        self._budget_tick = -1
+        self._budget_left = BUDGET
+        clock.on_frame.append(self._after_ticks)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, host: str = "127.0.0.1", port: int = 7777,
@@ -237,16 +245,31 @@ class Server:
                                          conn.session.json), True)
 
     def _run_batch(self, batch: list[tuple[Connection, Request]]) -> None:
-        """On the world's thread, between ticks: run each request in order."""
-        tick = self.world.tick
-        for conn, request in batch:
+        """On the world's thread, between ticks: queue the batch behind earlier requests."""
+        self._backlog.extend(batch)
+        self._run_backlog()
+
+    def _after_ticks(self, world: PhysicsWorld) -> None:
+        if self._backlog:
+            self._run_backlog()
+
+    def _run_backlog(self) -> None:
+        """Run queued requests in order, at most ``BUDGET`` seconds of them per tick while
+        the clock runs (the rest wait for the next tick), so the tick rate holds under load."""
+        if self.world.tick != self._budget_tick:
+            self._budget_tick, self._budget_left = self.world.tick, BUDGET
+        backlog = self._backlog
+        while backlog and (self._budget_left > 0 or self.clock.paused):
+            start = time.perf_counter()
+            conn, request = backlog.popleft()
             if request.call is None:
                 conn._reply(Reply("error", request.id, request.error))
                 continue
             if self.recorder is not None:
-                self.recorder.command(tick, conn.number, format_call(request.call))
+                self.recorder.command(self.world.tick, conn.number, format_call(request.call))
             self.commands_run += 1
             conn.session.run(request.call, request.id)
+            self._budget_left -= time.perf_counter() - start
 
     # ------------------------------------------------------------------ replies
     def post(self, conn: Connection, text: str, final: bool) -> None:
@@ -262,10 +285,13 @@ class Server:
         with self._lock:
             items, self._outbox = self._outbox, []
             self._delivering = False
+        lines: dict[Connection, list[str]] = {}
         for conn, text, final in items:
             if final:
                 conn.pending -= 1
-            conn.write(text)
+            lines.setdefault(conn, []).append(text)
+        for conn, texts in lines.items():
+            conn.write(*texts)
 
     # ------------------------------------------------------------------ embedded use
     def command_handler(self, line: str, timeout: float = 5.0) -> str:

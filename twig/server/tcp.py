@@ -44,9 +44,9 @@ class TcpConnection(Connection, asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.close()
 
-    def _write(self, text: str) -> None:
+    def _write(self, lines: tuple[str, ...]) -> None:
         assert self.transport is not None
-        self.transport.write(text.encode("utf-8") + b"\n")
+        self.transport.write(("\n".join(lines) + "\n").encode("utf-8"))
 
     def buffered(self) -> int:
         return self.transport.get_write_buffer_size() if self.transport else 0

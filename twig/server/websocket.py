@@ -30,9 +30,10 @@ class WebSocketConnection(Connection):
                 self._queued -= len(text)
                 await self.ws.send(text)
 
-    def _write(self, text: str) -> None:
-        self._queue.put_nowait(text)
-        self._queued += len(text)
+    def _write(self, lines: tuple[str, ...]) -> None:
+        for text in lines:
+            self._queue.put_nowait(text)
+            self._queued += len(text)
 
     def buffered(self) -> int:
         return self._queued + self.ws.transport.get_write_buffer_size()
