@@ -26,7 +26,7 @@ from typing import Any
 from twig.errors import ScriptError, TwigError
 
 
-class _Timeout(TwigError):
+class _TimeoutError(TwigError):
     """No reply in time."""
 
 
@@ -89,12 +89,12 @@ class Client:
         while (end := self._buffer.find(b"\n")) < 0:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise _Timeout("timed out waiting for the server")
+                raise _TimeoutError("timed out waiting for the server")
             self._sock.settimeout(left)
             try:
                 data = self._sock.recv(1 << 16)
             except TimeoutError:
-                raise _Timeout("timed out waiting for the server") from None
+                raise _TimeoutError("timed out waiting for the server") from None
             if not data:
                 raise TwigError("the server closed the connection")
             self._buffer += data
@@ -133,7 +133,7 @@ class Client:
         while not self._inbox.events:
             try:
                 self._read(deadline)
-            except _Timeout:
+            except _TimeoutError:
                 return None
         return self._inbox.events.popleft()
 

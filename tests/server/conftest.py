@@ -5,7 +5,7 @@ import socket
 import pytest
 
 import twig
-from twig.server import ServerThread, make_server
+from twig.server import Limits, ServerThread, make_server
 
 
 def playground() -> twig.World:
@@ -59,6 +59,25 @@ def start_server():
     yield start
     for s in running:
         s.stop()
+
+
+@pytest.fixture
+def make_playground():
+    """The function that builds the served test world (to rebuild it for a replay)."""
+    return playground
+
+
+FUZZ_LINE_LIMIT = 1024
+
+
+@pytest.fixture(scope="module")
+def paused_server():
+    """A paused world (only commands could change its state hash) and a raw client."""
+    with ServerThread(make_server(playground(), paused=True,
+                                  limits=Limits(max_line=FUZZ_LINE_LIMIT))) as served:
+        client = Telnet(served.port)
+        yield served, client
+        client.close()
 
 
 @pytest.fixture

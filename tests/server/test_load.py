@@ -65,7 +65,7 @@ def test_a_client_that_stops_reading_is_dropped_and_others_go_on(start_server, t
     request = b"".join(b"#%d world: state\r\n" % i for i in range(200))
     ticks0, t0 = served.server.clock.ticks_run, time.monotonic()
     dropped = False
-    for _ in range(50):
+    while time.monotonic() - t0 < 15:
         try:
             slow.sock.sendall(request)
         except OSError:

@@ -17,10 +17,12 @@ EXPECTED = {
     "int": "an integer",
     "bool": "true or false (on, off)",
     "str": "a string or a name",
-    "vector": "a vector (x, y, z)",
+    "vector": "a vector (x, y, z) with components within ±1e6",
     "node": "a node name",
     "any": "a value",
 }
+MAX_COORDINATE = 1e6
+"""Largest vector component scripts may give (metres, N, N s): beyond it lies overflow."""
 _BOOL_WORDS = {"true": True, "on": True, "yes": True, "false": False, "off": False, "no": False}
 
 
@@ -89,8 +91,9 @@ def _coerce(p: Param, value: Value, world: Any) -> Any:
         if isinstance(value, bool):
             return value
         return _BOOL_WORDS.get(value.text, _BAD) if isinstance(value, Name) else _BAD
-    if kind == "vector" and isinstance(value, tuple):
-        return tuple(float(c) for c in value)
+    if kind == "vector" and isinstance(value, tuple) and len(value) == 3 \
+            and all(isinstance(c, float) and abs(c) <= MAX_COORDINATE for c in value):
+        return value
     if kind in ("str", "node") and text is not None:
         return text
     if kind == "choice":

@@ -21,6 +21,10 @@ from twig.script.watch import Watches
 
 ARRIVED = 1e-3
 """A set-point move has arrived when its node is this close to the target, metres."""
+WHOLE_BODY = NodeName("")
+"""The node argument that means every node of the body."""
+MAX_PUSH = 1000.0
+"""Largest velocity change one push may cause, m/s."""
 
 
 def _nodes(body: Body, node: str) -> slice | int:
@@ -32,13 +36,13 @@ def _vec(v: np.ndarray) -> list[float]:
 
 
 @command(on=Body)
-def where(body: Body, node: NodeName = NodeName("")) -> Json:
+def where(body: Body, node: NodeName = WHOLE_BODY) -> Json:
     """Position in metres: the centre of mass, or the named node's position."""
     return _vec(body.node_position(node) if node else body.centroid)
 
 
 @command(on=Body)
-def velocity(body: Body, node: NodeName = NodeName("")) -> Json:
+def velocity(body: Body, node: NodeName = WHOLE_BODY) -> Json:
     """Velocity over the last tick in m/s: the mean of the nodes, or the named node's."""
     world = body.world
     return _vec(world.node_vel[body.node(node)] if node else body.velocity)
@@ -66,7 +70,7 @@ def pain(body: Body) -> Json:
 
 
 @command(on=Body)
-def push(body: Body, vector: Vector, seconds: float = 0.0, node: NodeName = NodeName("")
+def push(body: Body, vector: Vector, seconds: float = 0.0, node: NodeName = WHOLE_BODY
          ) -> Action:
     """Push the body (or one node): with ``seconds`` 0, ``vector`` is an impulse in N s that
     changes the velocity at once; otherwise a force in N applied for ``seconds``.
@@ -85,6 +89,10 @@ def push(body: Body, vector: Vector, seconds: float = 0.0, node: NodeName = Node
                           "and cannot be pushed")
     per_mass = np.asarray(vector) / (1.0 / inv[movable]).sum()
     dv = np.where(movable[:, None], per_mass, 0.0)
+    change = float(np.linalg.norm(per_mass)) * (seconds or 1.0)
+    if change > MAX_PUSH:
+        raise ScriptError(f"{body.name}: that push would change its velocity by "
+                          f"{change:.3g} m/s (at most {MAX_PUSH:g})")
     action = Action("push", body.name, world.events)
     if seconds == 0.0:
         world.wake(body)
@@ -108,13 +116,13 @@ def push(body: Body, vector: Vector, seconds: float = 0.0, node: NodeName = Node
 
 
 @command(on=Body)
-def pin(body: Body, node: NodeName = NodeName(""), at: Vector | None = None) -> None:
+def pin(body: Body, node: NodeName = WHOLE_BODY, at: Vector | None = None) -> None:
     """Hold the node (or the whole body) where it is, or move it to ``at`` and hold it."""
     body.world.lock_nodes(_nodes(body, node), at=at)
 
 
 @command(on=Body)
-def unpin(body: Body, node: NodeName = NodeName("")) -> None:
+def unpin(body: Body, node: NodeName = WHOLE_BODY) -> None:
     """Release a pinned node (or every node of the body)."""
     body.world.unlock_nodes(_nodes(body, node))
 

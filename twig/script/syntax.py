@@ -20,7 +20,6 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 from twig.commands import COMMAND_NAME
 from twig.errors import ParseError
@@ -36,7 +35,7 @@ class Name:
         return self.text
 
 
-Value = Union[bool, int, float, str, Name, tuple[float, float, float]]
+Value = bool | int | float | str | Name | tuple[float, float, float]
 """A literal: a number, a quoted string (``str``), a :class:`Name`, a vector, a boolean."""
 
 

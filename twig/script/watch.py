@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 from weakref import WeakKeyDictionary
 
 from twig.action import Action
@@ -29,7 +29,7 @@ class _Watch:
 class Watches:
     """The running watched actions of one world (installed in its tick hooks once)."""
 
-    _of: WeakKeyDictionary[Any, Watches] = WeakKeyDictionary()
+    _of: ClassVar[WeakKeyDictionary[Any, Watches]] = WeakKeyDictionary()
 
     def __init__(self, world: Any) -> None:
         self._watches: list[_Watch] = []

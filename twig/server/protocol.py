@@ -67,10 +67,11 @@ def _json_request(text: str, rid: RequestId | None) -> Request:
         return Request(rid, None, f"malformed JSON request: {e}")
     if not isinstance(obj, dict):
         return Request(rid, None, "a JSON request must be an object")
-    rid = obj.get("id", rid)
-    if rid is not None and not (isinstance(rid, int) and not isinstance(rid, bool)
-                                or isinstance(rid, str) and JSON_ID.fullmatch(rid)):
-        return Request(None, None, "request id must be an integer or a short word")
+    given = obj.get("id", rid)
+    if given is not None and not ((isinstance(given, int) and not isinstance(given, bool))
+                                  or (isinstance(given, str) and JSON_ID.fullmatch(given))):
+        return Request(rid, None, "request id must be an integer or a short word")
+    rid = given
     try:
         return Request(rid, _json_call(obj))
     except ParseError as e:

@@ -5,7 +5,8 @@ from its command log: each executed line with the tick it ran before and the cli
 from. The log is JSON Lines: a header (scene, seed), one record per command, and an end
 record with the final tick and state hash::
 
-    {"twig": "session", "version": 1, "scene": "/abs/office.toml", "seed": 0, "tick": 0}
+    {"twig": "session", "version": 1, "scene": "/abs/office.toml", "seed": 0, "tick": 0,
+     "hash": "a41b..."}
     {"tick": 61, "client": 1, "line": "kid: move-node l_hand (0.3, 1.2, 0.2)"}
     {"end": 600, "hash": "5f0c..."}
 """
@@ -19,9 +20,9 @@ from typing import IO, Any
 
 from twig.errors import TwigError
 from twig.physics import PhysicsWorld
+from twig.script.runner import open_world
 from twig.script.session import Reply, Session
 from twig.script.syntax import Location, parse_line
-from twig.script.runner import open_world
 from twig.world import World
 
 VERSION = 1
@@ -43,7 +44,7 @@ class Recorder:
         except OSError as e:
             raise TwigError(f"cannot write the session record {str(path)!r}: {e}") from None
         self._write({"twig": "session", "version": VERSION, "scene": scene_reference(scene),
-                     "seed": world.seed, "tick": world.tick})
+                     "seed": world.seed, "tick": world.tick, "hash": world.state_hash()})
 
     def _write(self, record: dict[str, Any]) -> None:
         self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
@@ -96,13 +97,21 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def replay(path: str | Path) -> ReplayResult:
-    """Rebuild the recorded scene and run every logged command at its tick."""
+def replay(path: str | Path, world: World | None = None) -> ReplayResult:
+    """Rebuild the recorded scene (or start from ``world``, for a world built in Python) and
+    run every logged command at its tick.
+
+    Raises TwigError if the starting world is not the recorded one (its state hash differs).
+    """
     path = Path(path)
     records = _records(path)
     header = records[0]
-    world = open_world(header.get("scene"), header.get("seed"))
-    world.step(int(header.get("tick", 0)) - world.tick)
+    if world is None:
+        world = open_world(header.get("scene"), header.get("seed"))
+    world.step(max(0, int(header.get("tick", 0)) - world.tick))
+    if header.get("hash") not in (None, world.state_hash()):
+        raise TwigError(f"{path}: the world to replay on is not the recorded one (its state "
+                        "hash differs at the start: another scene, seed or twig version?)")
     sessions: dict[int, Session] = {}
     errors = 0
 

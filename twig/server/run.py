@@ -4,6 +4,7 @@ notebooks, a program that embeds twig)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -63,6 +64,9 @@ class ServerThread:
         return self.server.ports[1]
 
     def stop(self) -> None:
+        """Stop the server (idempotent)."""
+        if self._loop.is_closed():
+            return
         asyncio.run_coroutine_threadsafe(self.server.close(), self._loop).result(10)
         self._shut_loop()
 
@@ -100,7 +104,5 @@ def serve_forever(scene: str | None, *, host: str = "127.0.0.1", port: int = 777
     world = open_world(scene, seed)
     server = make_server(world, speed=speed, paused=paused, token=token, record=record,
                          scene=scene)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve_until_cancelled(server, host, port, ws_port, announce=True))
-    except KeyboardInterrupt:
-        pass
