@@ -99,6 +99,10 @@ def _run(args: argparse.Namespace) -> int:
 
     out = console()
     world = load_scene(args.scene, seed=args.seed)
+    script = getattr(world, "script", None)  # the scene's script prints as it runs
+    if script is not None:
+        script.output = lambda line: out.print(line, markup=False, highlight=False,
+                                              soft_wrap=True)
     seconds = world.scene.seconds if args.seconds is None else args.seconds
     recording = world.record() if args.npz else None
     t0 = time.perf_counter()
@@ -116,6 +120,9 @@ def _run(args: argparse.Namespace) -> int:
               f"kernels ready in {t1 - t0:.2f} s, then {1000 * wall / ticks:.3f} ms/tick "
               f"({ticks * world.dt / wall if wall > 0 else float('inf'):.0f}x real time); "
               f"{world.n_nodes} nodes, {world.n_links} links, seed {world.seed}")
+    if script is not None:
+        out.print(f"script {script.status}{': ' + script.reason if script.reason else ''}",
+                  markup=False, highlight=False)
     out.print(summary_table(world))
     if recording is not None:
         recording.save(args.npz)

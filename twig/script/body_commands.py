@@ -60,7 +60,8 @@ def touching(body: Body, within: float = 0.0) -> Json:
     with how many seconds ago (Horswill VI.E, tactile sensing)."""
     if not (math.isfinite(within) and within >= 0):
         raise ScriptError(f"within must be a number of seconds >= 0, got {within!r}")
-    return {k: round(v, 6) for k, v in body.world.touched(body, within=within).items()}
+    touched = body.world.touched(body, within=within)
+    return {k: round(v, 6) for k, v in touched.items() if k != body.name}
 
 
 @command(on=Body)

@@ -46,6 +46,8 @@ class Interpreter:
     status
         ``"running"`` until every line has run and every action ended (``"finished"``), or
         until a failure stopped it (``"failed"``, with ``reason``).
+    ended_at
+        Simulated time (s) at which it finished or failed.
     """
 
     def __init__(self, world: PhysicsWorld, calls: Sequence[Call],
@@ -57,6 +59,7 @@ class Interpreter:
         self.session = Session(world, self._reply, clock)
         self.status: Status = "running"
         self.reason = ""
+        self.ended_at: float | None = None
         self.next = 0
         self._waiting: tuple[Call, Action] | None = None
         self._watched: list[tuple[Call, Action]] = []
@@ -86,6 +89,7 @@ class Interpreter:
                 return
         if self.next >= len(self.calls) and self._waiting is None and not self._watched:
             self.status = "finished"
+            self.ended_at = self.world.time
             self.world.on_tick_start.remove(self._tick)
 
     def _check_actions(self) -> bool:
@@ -130,6 +134,7 @@ class Interpreter:
             self._say(f"failed (going on): {message}")
             return True
         self.status = "failed"
+        self.ended_at = self.world.time
         self.reason = message
         self._say(f"script stopped: {message}")
         self.world.on_tick_start.remove(self._tick)

@@ -28,15 +28,16 @@ def script_main(path: str, scene: str | None, seed: int | None, max_seconds: flo
     calls = read_script(path)  # every line checked before the world is built
     world = open_world(scene, seed)
     recording = world.record() if npz else None
-    interpreter = Interpreter(world, calls, output=lambda line: out.print(line, markup=False,
-                                                                          highlight=False))
+    interpreter = Interpreter(world, calls, output=lambda line: out.print(
+        line, markup=False, highlight=False, soft_wrap=True))
     wall = time.perf_counter()
     status = interpreter.run(max_seconds)
     wall = time.perf_counter() - wall
     message = {"finished": "finished", "failed": f"stopped: {interpreter.reason}",
                "running": f"still running after {max_seconds:g} s (--seconds)"}[status]
-    out.print(f"[bold]{path}[/]: {message} at t={world.time:.3f} s ({world.tick} ticks, "
-              f"{wall:.2f} s of wall time)", highlight=False)
+    end = world.time if interpreter.ended_at is None else interpreter.ended_at
+    out.print(f"[bold]{path}[/]: {message} at t={end:.3f} s ({wall:.2f} s of wall time)",
+              highlight=False, soft_wrap=True)
     out.print(summary_table(world))
     if recording is not None:
         recording.save(npz)
