@@ -33,7 +33,35 @@ def _parser() -> argparse.ArgumentParser:
                      help="write the whole scene, animated, to a glTF 2.0 file (.glb or .gltf)")
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
+    _script_parsers(sub)
     return parser
+
+
+def _script_parsers(sub: argparse._SubParsersAction) -> None:
+    """``twig script``, ``twig commands``, ``twig serve``, ``twig replay`` (docs/script.md,
+    docs/protocol.md)."""
+    script = sub.add_parser("script", help="run a .twig script to completion")
+    script.add_argument("file", help="the script (.twig)")
+    script.add_argument("--scene", help="built-in scene or .toml path (default: empty world)")
+    script.add_argument("--seed", type=int, default=None, help="override the scene's seed")
+    script.add_argument("--seconds", type=float, default=600.0,
+                        help="give up after this many simulated seconds (default 600)")
+    script.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
+    commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
+    commands.add_argument("--json", action="store_true",
+                          help="JSON Schema of every command, as tools for planners and agents")
+    serve = sub.add_parser("serve", help="run a world in real time for remote clients")
+    serve.add_argument("scene", nargs="?", help="built-in scene or .toml path (default: empty)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=7777, help="TCP port (line protocol)")
+    serve.add_argument("--ws-port", type=int, default=7778, help="WebSocket port (-1: none)")
+    serve.add_argument("--token", help="clients must send 'token T' first (needed off localhost)")
+    serve.add_argument("--record", metavar="FILE", help="log every command for twig replay")
+    serve.add_argument("--seed", type=int, default=None, help="override the scene's seed")
+    serve.add_argument("--speed", type=float, default=1.0, help="times real time")
+    serve.add_argument("--paused", action="store_true", help="start paused")
+    replay = sub.add_parser("replay", help="replay a session recorded by twig serve --record")
+    replay.add_argument("file", help="the record (JSON Lines)")
 
 
 def console() -> Console:
@@ -50,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _scenes()
         if args.command == "run":
             return _run(args)
+        if args.command in ("script", "commands", "serve", "replay"):
+            return _script_command(args)
         from twig.bench.suite import run_suite
 
         return run_suite(quick=args.quick, console=console())
@@ -77,6 +107,10 @@ def _run(args: argparse.Namespace) -> int:
 
     out = console()
     world = load_scene(args.scene, seed=args.seed)
+    script = getattr(world, "script", None)  # the scene's script prints as it runs
+    if script is not None:
+        script.output = lambda line: out.print(line, markup=False, highlight=False,
+                                              soft_wrap=True)
     seconds = world.scene.seconds if args.seconds is None else args.seconds
     recording = world.record() if args.npz or args.bvh or args.gltf else None
     if args.bvh or args.gltf:
@@ -96,6 +130,9 @@ def _run(args: argparse.Namespace) -> int:
               f"kernels ready in {t1 - t0:.2f} s, then {1000 * wall / ticks:.3f} ms/tick "
               f"({ticks * world.dt / wall if wall > 0 else float('inf'):.0f}x real time); "
               f"{world.n_nodes} nodes, {world.n_links} links, seed {world.seed}")
+    if script is not None:
+        out.print(f"script {script.status}{': ' + script.reason if script.reason else ''}",
+                  markup=False, highlight=False)
     out.print(summary_table(world))
     if args.bvh or args.gltf:
         _export(args, recording, out)
@@ -126,3 +163,32 @@ def _export(args: argparse.Namespace, recording, out: Console) -> None:
             out.print(f"wrote {path}")
     if args.gltf:
         out.print(f"wrote {write_gltf(recording, args.gltf)}")
+
+
+def _script_command(args: argparse.Namespace) -> int:
+    if args.command == "script":
+        from twig.script.runner import script_main
+
+        return script_main(args.file, args.scene, args.seed, args.seconds, args.npz, console())
+    if args.command == "commands":
+        import json
+
+        from twig.script.catalogue import catalogue_text, tool_schemas
+
+        print(json.dumps(tool_schemas(), indent=2) if args.json else catalogue_text())
+        return 0
+    if args.command == "serve":
+        from twig.server import serve_forever
+
+        serve_forever(args.scene, host=args.host, port=args.port,
+                      ws_port=None if args.ws_port < 0 else args.ws_port, token=args.token,
+                      record=args.record, seed=args.seed, speed=args.speed, paused=args.paused)
+        return 0
+    from twig.server import replay
+
+    result = replay(args.file)
+    verdict = {True: "matches the recording", False: "DIFFERS from the recording",
+               None: "(the record has no end line to compare)"}[result.matches]
+    print(f"replayed {result.commands} commands ({result.errors} errors) to tick "
+          f"{result.world.tick}: state hash {result.world.state_hash()} {verdict}")
+    return 1 if result.matches is False else 0

@@ -34,3 +34,13 @@ class UnknownNameError(TwigError, KeyError):
     def __str__(self) -> str:
         # KeyError quotes its argument; a user message should read as a sentence.
         return str(self.args[0]) if self.args else ""
+
+
+class ScriptError(TwigError):
+    """A command cannot be run: unknown target or command, wrong arguments, or a failed
+    action (names the script line or request and what was expected)."""
+
+
+class ParseError(ScriptError):
+    """A script line does not follow the language (names file:line:column and what was
+    expected)."""

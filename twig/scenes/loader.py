@@ -49,7 +49,7 @@ _OBJECT_TYPES: dict[str, Callable[..., Any]] = {
 _WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "ground": "bool",
                  "ground_friction": "float", "bounds": "table"}
 _BOUNDS_FIELDS = {"lower": "ArrayLike", "upper": "ArrayLike", "friction": "float"}
-_SCENE_FIELDS = {"description": "str", "seconds": "float"}
+_SCENE_FIELDS = {"description": "str", "seconds": "float", "script": "str"}
 
 _EXPECTED = {
     "ArrayLike": "a vector [x, y, z] of numbers",
@@ -72,6 +72,8 @@ class SceneInfo:
     path: Path
     description: str
     seconds: float
+    script: Path | None = None
+    """A ``.twig`` script the scene runs as it steps (relative paths from the scene file)."""
 
 
 def _builder_fields(kind: str) -> dict[str, tuple[str, bool]]:
@@ -142,7 +144,8 @@ def _info(path: Path, data: Mapping[str, Any]) -> SceneInfo:
     seconds = fields.get("seconds", 5.0)
     if seconds <= 0:
         raise SceneError(f"{path}: [scene]: field 'seconds': expected a positive number")
-    return SceneInfo(path.stem, path, fields.get("description", ""), float(seconds))
+    script = path.parent / fields["script"] if "script" in fields else None
+    return SceneInfo(path.stem, path, fields.get("description", ""), float(seconds), script)
 
 
 def list_scenes() -> list[SceneInfo]:
@@ -187,13 +190,20 @@ def load_scene(name: str | Path, seed: int | None = None) -> World:
     if not isinstance(objects, list):
         raise SceneError(f"{path}: 'object' must be an array of tables ([[object]])")
     for k, table in enumerate(objects, start=1):
-        _add_object(world, path, k, table)
+        add_object(world, table, f"{path}: [[object]] #{k}", base=path.parent)
     world.scene = info
+    if info.script is not None:
+        from twig.script.interpreter import attach_scene_script
+
+        attach_scene_script(world, info)
     return world
 
 
-def _add_object(world: World, path: Path, k: int, table: Any) -> None:
-    where = f"{path}: [[object]] #{k}"
+def add_object(world: World, table: Any, where: str, base: Path | None = None) -> None:
+    """Add one object from an ``[[object]]`` table (``type``, ``name`` and the builder's
+    fields), checked as in a scene file; errors start with ``where``; relative file paths
+    (a box model's mesh) are resolved against ``base`` (the scene file's folder). Scripts'
+    ``world: spawn`` uses this too."""
     _check(table, "table", where)
     kind = table.get("type")
     if kind is None:
@@ -210,8 +220,8 @@ def _add_object(world: World, path: Path, k: int, table: Any) -> None:
         raise SceneError(f"{where} ({kind}): missing field {missing[0]!r}")
     where = f"{where} ({kind} {values['name']!r})"
     for field, (annotation, _) in fields.items():
-        if annotation == "str | Path" and field in values:
-            values[field] = str(path.parent / values[field])
+        if annotation == "str | Path" and field in values and base is not None:
+            values[field] = str(base / values[field])
     try:
         _OBJECT_TYPES[kind](world, **values)
     except TwigError as e:

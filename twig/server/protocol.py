@@ -1,0 +1,136 @@
+"""The line protocol (DESIGN.md, "Protocol"): requests in, replies out, as text or JSON.
+
+A request is one UTF-8 line: a script line, optionally after a request id (``#17 kid:
+approach ball``), or a JSON object (``{"id": 17, "target": "kid", "command": "approach",
+"args": {"target": "ball"}}`` or ``{"id": 17, "line": "kid: approach ball"}``). Replies are
+``ok 17``, ``done 17``, ``error 17 <message>``, ``value 17 <json>`` and ``event <json>``, or,
+in JSON mode, one object per line: ``{"reply": "value", "id": 17, "value": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from twig.commands import COMMAND_NAME
+from twig.errors import ParseError
+from twig.script.session import Reply
+from twig.script.syntax import Call, Location, Name, Value, parse_line
+
+RequestId = int | str
+REQUEST_ID = re.compile(rb"#(\d{1,18})[ \t]")
+JSON_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One parsed request line: a call to run, or an error to report (``call`` None)."""
+
+    id: RequestId | None
+    call: Call | None
+    error: str = ""
+
+
+def request_id(line: bytes) -> RequestId | None:
+    """The ``#17`` id at the start of a raw line, if any (so even bad lines get it back)."""
+    m = REQUEST_ID.match(line)
+    return int(m.group(1)) if m else None
+
+
+def parse_request(line: bytes) -> Request | None:
+    """Parse one line (without its newline); None for a blank line or comment without id."""
+    rid = request_id(line)
+    body = line[len(REQUEST_ID.match(line).group()):] if rid is not None else line
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return Request(rid, None, f"the line is not valid UTF-8 (byte {e.start + 1})")
+    if text.lstrip().startswith("{"):
+        return _json_request(text, rid)
+    where = Location(f"request {rid}" if rid is not None else "request")
+    try:
+        call = parse_line(text, where)
+    except ParseError as e:
+        return Request(rid, None, str(e))
+    if call is None:
+        return None if rid is None else Request(rid, None, "expected a command after the id")
+    return Request(rid, call)
+
+
+def _json_request(text: str, rid: RequestId | None) -> Request:
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        return Request(rid, None, f"malformed JSON request: {e}")
+    if not isinstance(obj, dict):
+        return Request(rid, None, "a JSON request must be an object")
+    given = obj.get("id", rid)
+    if given is not None and not ((isinstance(given, int) and not isinstance(given, bool))
+                                  or (isinstance(given, str) and JSON_ID.fullmatch(given))):
+        return Request(rid, None, "request id must be an integer or a short word")
+    rid = given
+    try:
+        return Request(rid, _json_call(obj))
+    except ParseError as e:
+        return Request(rid, None, str(e))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number twig accepts")
+
+
+def _json_call(obj: dict[str, Any]) -> Call:
+    where = Location("request")
+    unknown = sorted(set(obj) - {"id", "line", "target", "command", "args"})
+    if unknown:
+        raise ParseError(f"unknown request field {unknown[0]!r} (fields: id, line, or target, "
+                         "command, args)")
+    if "line" in obj:
+        if not isinstance(obj["line"], str) or set(obj) - {"id", "line"}:
+            raise ParseError('"line" must be a string, alone with "id"')
+        call = parse_line(obj["line"], where)
+        if call is None:
+            raise ParseError('"line" holds no command')
+        return call
+    target, method, args = obj.get("target"), obj.get("command"), obj.get("args", {})
+    if not isinstance(target, str) or not target:
+        raise ParseError('expected "target": the name of an object or "world"')
+    if not isinstance(method, str) or not COMMAND_NAME.fullmatch(method):
+        raise ParseError('expected "command": a command name like "move-node"')
+    if not isinstance(args, dict):
+        raise ParseError('"args" must be an object of parameter values')
+    kwargs = tuple((str(k), _json_value(k, v)) for k, v in args.items())
+    return Call(target, method, (), kwargs, where=where)
+
+
+def _json_value(key: str, v: Any) -> Value:
+    if isinstance(v, bool | str) or (isinstance(v, int | float) and math.isfinite(v)):
+        return v
+    if (isinstance(v, list) and len(v) == 3
+            and all(isinstance(c, int | float) and not isinstance(c, bool) for c in v)):
+        return (float(v[0]), float(v[1]), float(v[2]))
+    if isinstance(v, list) and all(isinstance(c, str) for c in v):
+        return tuple(Name(c) for c in v)  # the values of a *args parameter, or a field
+    raise ParseError(f"args[{key!r}]: expected a number, a string, true/false or [x, y, z], "
+                     f"got {json.dumps(v)[:40]}")
+
+
+def format_reply(reply: Reply, json_mode: bool) -> str:
+    """One reply line (without newline)."""
+    if json_mode:
+        out: dict[str, Any] = {"reply": reply.kind}
+        if reply.kind != "event":
+            out["id"] = reply.id
+        key = {"error": "message", "value": "value", "event": "event"}.get(reply.kind)
+        if key is not None:
+            out[key] = reply.data
+        return json.dumps(out, separators=(",", ":"))
+    parts = [reply.kind] + ([str(reply.id)] if reply.id is not None else [])
+    if reply.kind == "error":
+        parts.append(" ".join(str(reply.data).split()))
+    elif reply.kind in ("value", "event"):
+        parts.append(json.dumps(reply.data, separators=(",", ":")))
+    return " ".join(parts)

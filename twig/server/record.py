@@ -1,0 +1,139 @@
+"""Session recording and replay (``twig serve --record FILE``, ``twig replay FILE``).
+
+Commands from all clients run between ticks in arrival order, so a session is reproducible
+from its command log: each executed line with the tick it ran before and the client it came
+from. The log is JSON Lines: a header (scene, seed), one record per command, and an end
+record with the final tick and state hash::
+
+    {"twig": "session", "version": 1, "scene": "/abs/office.toml", "seed": 0, "tick": 0,
+     "hash": "a41b..."}
+    {"tick": 61, "client": 1, "line": "kid: move-node l_hand (0.3, 1.2, 0.2)"}
+    {"end": 600, "hash": "5f0c..."}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from twig.errors import TwigError
+from twig.physics import PhysicsWorld
+from twig.script.runner import open_world
+from twig.script.session import Reply, Session
+from twig.script.syntax import Location, parse_line
+from twig.world import World
+
+VERSION = 1
+
+
+def scene_reference(scene: str | None) -> str | None:
+    """How a log names its scene: a built-in name, or an absolute ``.toml`` path."""
+    if scene is not None and scene.endswith(".toml"):
+        return str(Path(scene).resolve())
+    return scene
+
+
+class Recorder:
+    """Writes the command log of a served world (call its methods on the world's thread)."""
+
+    def __init__(self, path: str | Path, world: PhysicsWorld, scene: str | None) -> None:
+        try:
+            self._file: IO[str] = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            raise TwigError(f"cannot write the session record {str(path)!r}: {e}") from None
+        self._write({"twig": "session", "version": VERSION, "scene": scene_reference(scene),
+                     "seed": world.seed, "tick": world.tick, "hash": world.state_hash()})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def command(self, tick: int, client: int, line: str) -> None:
+        """Log one line about to run before tick ``tick``."""
+        self._write({"tick": tick, "client": client, "line": line})
+
+    def close(self, world: PhysicsWorld) -> None:
+        """Write the end record (final tick and state hash) and close the file."""
+        if not self._file.closed:
+            self._write({"end": world.tick, "hash": world.state_hash()})
+            self._file.close()
+
+
+@dataclass
+class ReplayResult:
+    """What a replay reached: the world, the commands run, and the recorded end (if any)."""
+
+    world: World
+    commands: int
+    errors: int
+    end_tick: int | None
+    recorded_hash: str | None
+
+    @property
+    def matches(self) -> bool | None:
+        """Whether the replay reached the recorded state hash (None: no end record)."""
+        if self.recorded_hash is None:
+            return None
+        return self.world.state_hash() == self.recorded_hash
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise TwigError(f"cannot read the session record {str(path)!r}: {e}") from None
+    records = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise TwigError(f"{path}:{number}: not a JSON record") from None
+        if not isinstance(record, dict):
+            raise TwigError(f"{path}:{number}: expected a JSON object")
+        records.append(record)
+    if not records or records[0].get("twig") != "session":
+        raise TwigError(f"{path}: not a twig session record (no header line)")
+    return records
+
+
+def replay(path: str | Path, world: World | None = None) -> ReplayResult:
+    """Rebuild the recorded scene (or start from ``world``, for a world built in Python) and
+    run every logged command at its tick.
+
+    Raises TwigError if the starting world is not the recorded one (its state hash differs).
+    """
+    path = Path(path)
+    records = _records(path)
+    header = records[0]
+    if world is None:
+        world = open_world(header.get("scene"), header.get("seed"))
+    world.step(max(0, int(header.get("tick", 0)) - world.tick))
+    if header.get("hash") not in (None, world.state_hash()):
+        raise TwigError(f"{path}: the world to replay on is not the recorded one (its state "
+                        "hash differs at the start: another scene, seed or twig version?)")
+    sessions: dict[int, Session] = {}
+    errors = 0
+
+    def count(reply: Reply) -> None:
+        nonlocal errors
+        errors += reply.kind == "error"
+
+    end = recorded_hash = None
+    commands = 0
+    for number, record in enumerate(records[1:], start=2):
+        if "end" in record:
+            end, recorded_hash = int(record["end"]), record.get("hash")
+            break
+        try:
+            tick, client, line = int(record["tick"]), int(record["client"]), record["line"]
+        except (KeyError, TypeError, ValueError):
+            raise TwigError(f"{path}:{number}: expected tick, client and line") from None
+        world.step(max(0, tick - world.tick))
+        call = parse_line(line, Location(str(path), number))
+        if call is not None:
+            sessions.setdefault(client, Session(world, count)).run(call)
+            commands += 1
+    if end is not None:
+        world.step(max(0, end - world.tick))
+    return ReplayResult(world, commands, errors, end, recorded_hash)
