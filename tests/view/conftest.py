@@ -141,3 +141,13 @@ def chromium():
         yield browser
     finally:
         browser.close()
+
+
+def element_center(browser: Chromium, js_element: str) -> tuple[float, float]:
+    """Page coordinates of the centre of the element a JavaScript expression finds."""
+    rect = browser.evaluate(f"(() => {{ const e = {js_element}; if (!e) return null; "
+                            "const r = e.getBoundingClientRect(); "
+                            "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    if rect is None:
+        pytest.fail(f"no element {js_element} in the page")
+    return rect[0], rect[1]

@@ -21,10 +21,10 @@ toward +x ..."""
 ELEVATION = math.radians(22.0)
 """... and looking down 22 degrees."""
 MIN_RADIUS = 1.2
-"""Smallest size (m) of the region an overview frames (one small figure fills it)."""
+"""Half-height (m) of the smallest region an overview frames (one figure fills it)."""
 MAX_RADIUS = 40.0
 """Largest half-size (m) of the region an overview frames (a body flung far is let go)."""
-PAD = 0.4
+PAD = 0.3
 """Margin (m) around the nodes: capsules, and boxes whose corners lie beyond their frame
 nodes."""
 FOLLOW_DISTANCE = 3.5
@@ -47,45 +47,41 @@ def view_direction(azimuth: float = AZIMUTH, elevation: float = ELEVATION) -> np
                      math.cos(azimuth) * math.cos(elevation)])
 
 
-def action_box(world: PhysicsWorld) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper corners (3,) m of the box holding every movable node (every node when
-    none moves; around the origin when the world is empty) plus ``PAD``, at least
-    ``MIN_RADIUS`` across and at most ``MAX_RADIUS`` from its centre."""
+def action_points(world: PhysicsWorld) -> tuple[np.ndarray, np.ndarray]:
+    """The points to frame (every movable node; every node when none moves; the origin in
+    an empty world), (n, 3) m, and the centre of their bounding box, clamped to
+    ``MAX_RADIUS`` around it."""
     pos = world.node_pos
     movable = world.node_inv_mass > 0
     points = pos[movable] if movable.any() else pos
     if not len(points):
         points = np.zeros((1, 3))
-    lo, hi = points.min(axis=0) - PAD, points.max(axis=0) + PAD
-    centre = 0.5 * (lo + hi)
-    half = np.clip(0.5 * (hi - lo), 0.5 * MIN_RADIUS, MAX_RADIUS)
-    return centre - half, centre + half
+    centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
+    return np.clip(points, centre - MAX_RADIUS, centre + MAX_RADIUS), centre
 
 
-def framing_distance(lo: np.ndarray, hi: np.ndarray, direction: np.ndarray, aspect: float,
-                     fov_y: float = FOV_Y) -> float:
-    """Distance (m) from the box centre, along ``direction``, at which the whole box
-    [lo, hi] is in view (with a 10 % margin)."""
+def framing_distance(points: np.ndarray, centre: np.ndarray, direction: np.ndarray,
+                     aspect: float, fov_y: float = FOV_Y) -> float:
+    """Distance (m) from ``centre``, along ``direction``, at which every point (grown by
+    ``PAD``) is in view, with a 10 % margin; at least enough to show ``MIN_RADIUS``."""
     forward = -direction
     right = np.cross(forward, (0.0, 1.0, 0.0))
     right /= np.linalg.norm(right)
     up = np.cross(right, forward)
-    corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                        for z in (lo[2], hi[2])]) - 0.5 * (lo + hi)
+    rel = points - centre
     tan_y = math.tan(fov_y / 2.0) / 1.1
     tan_x = tan_y * aspect
-    depth = corners @ forward
-    need = np.maximum(np.abs(corners @ right) / tan_x, np.abs(corners @ up) / tan_y) - depth
-    return float(max(need.max(), 0.5))
+    depth = rel @ forward
+    need = np.maximum((np.abs(rel @ right) + PAD) / tan_x, (np.abs(rel @ up) + PAD) / tan_y)
+    return float(max((need - depth).max(), MIN_RADIUS / tan_y))
 
 
 def overview(world: PhysicsWorld, aspect: float, direction: np.ndarray | None = None) -> Camera:
     """A camera that frames every movable body from ``direction`` (default
     :func:`view_direction`)."""
-    lo, hi = action_box(world)
+    points, centre = action_points(world)
     d = view_direction() if direction is None else direction
-    centre = 0.5 * (lo + hi)
-    return Camera(centre + d * framing_distance(lo, hi, d, aspect), centre)
+    return Camera(centre + d * framing_distance(points, centre, d, aspect), centre)
 
 
 def follow_target(body: Body) -> np.ndarray:
@@ -117,9 +113,8 @@ class SmoothCamera:
         if self.follow is not None:
             target, distance = follow_target(self.follow), FOLLOW_DISTANCE
         else:
-            lo, hi = action_box(world)
-            target = 0.5 * (lo + hi)
-            distance = framing_distance(lo, hi, view_direction(), self.aspect)
+            points, target = action_points(world)
+            distance = framing_distance(points, target, view_direction(), self.aspect)
         if self._target is None:
             self._target, self._distance = target, distance
         else:

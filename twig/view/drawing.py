@@ -23,6 +23,19 @@ CONTACT_COLOR = (255, 40, 40)
 SHAPES = {"cyl": shapes.cylinder, "sph": shapes.sphere, "box": shapes.cube}
 
 
+def linear_rgb(color: np.ndarray) -> np.ndarray:
+    """8-bit sRGB colours as the 8-bit linear values viser expects (its renderer encodes
+    to sRGB on output), so a page shows the palette's colours, as the video does."""
+    c = np.asarray(color, dtype=np.float64) / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return np.round(255.0 * lin).astype(np.uint8)
+
+
+def _rgb(color: tuple[int, int, int]) -> tuple[int, int, int]:
+    r, g, b = linear_rgb(color).tolist()
+    return r, g, b
+
+
 class BatchedPrimitives:
     """One batched mesh handle per unit shape for a :class:`PrimitiveSet`.
 
@@ -40,12 +53,13 @@ class BatchedPrimitives:
             if not n:
                 continue
             v, _, f = make()
-            color = np.tile(VOLUME_COLOR, (n, 1)).astype(np.uint8) if wireframe else colors[name]
+            color = np.tile(VOLUME_COLOR, (n, 1)) if wireframe else colors[name]
             handle = server.scene.add_batched_meshes_simple(
                 f"{prefix}/{name}", v.astype(np.float32), f,
                 batched_wxyzs=np.tile((1.0, 0.0, 0.0, 0.0), (n, 1)).astype(np.float32),
                 batched_positions=np.zeros((n, 3), np.float32),
-                batched_scales=np.ones((n, 3), np.float32), batched_colors=color, lod="off",
+                batched_scales=np.ones((n, 3), np.float32), batched_colors=linear_rgb(color),
+                lod="off",
                 wireframe=wireframe, material="standard" if wireframe else "toon3",
                 flat_shading=name == "box", cast_shadow=not wireframe,
                 receive_shadow=not wireframe, visible=visible)
@@ -103,9 +117,10 @@ class SceneDrawing:
         scene = server.scene
         scene.set_up_direction("+y")
         scene.add_grid("/ground", width=50.0, height=50.0, plane="xz", cell_size=0.5,
-                       section_size=2.0, shadow_opacity=0.3, plane_color=(250, 250, 247),
-                       plane_opacity=1.0, cell_color=(210, 210, 210),
-                       section_color=(150, 150, 150), position=(0.0, -0.001, 0.0))
+                       section_size=2.0, shadow_opacity=0.3,
+                       plane_color=_rgb((250, 250, 247)), plane_opacity=1.0,
+                       cell_color=_rgb((210, 210, 210)), section_color=_rgb((150, 150, 150)),
+                       position=(0.0, -0.001, 0.0))
         scene.configure_default_lights(enabled=True, cast_shadow=True)
         self.layout: Layout | None = None
         self.look: BatchedPrimitives | None = None
@@ -141,7 +156,7 @@ class SceneDrawing:
                     handle.remove()
                 self.meshes[name] = self.server.scene.add_mesh_simple(
                     f"/meshes/{name}", vertices, np.asarray(mesh.faces, np.uint32),
-                    color=mesh.color, material="toon3", side="double")
+                    color=_rgb(mesh.color), material="toon3", side="double")
             else:
                 handle.vertices = vertices
 

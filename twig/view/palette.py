@@ -48,7 +48,7 @@ def character_color(index: int) -> tuple[int, int, int]:
     apart (so 100 characters stay distinguishable from their neighbours)."""
     if index < len(CHARACTER_COLORS):
         return CHARACTER_COLORS[index]
-    hue = (index * GOLDEN) % 1.0
+    hue = (0.1 + (index - len(CHARACTER_COLORS)) * GOLDEN) % 1.0
     r, g, b = colorsys.hsv_to_rgb(hue, 0.7, 0.9)
     return round(255 * r), round(255 * g), round(255 * b)
 

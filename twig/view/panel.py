@@ -81,6 +81,7 @@ class Panel:
         rt = self.viewer.realtime
         rt.paused = not rt.paused
         self.play.label = "Play" if rt.paused else "Pause"
+        self.viewer.request_frame()
 
     def _step(self) -> None:
         rt = self.viewer.realtime

@@ -30,6 +30,8 @@ from twig.view.scene import Layout, Mesh, build_layout, frame_meshes
 
 ASPECT = 16 / 9
 """Aspect ratio the overview preset frames for (a typical browser window)."""
+FOLLOW_STEP = 0.01
+"""A followed body must move this far (m) before the cameras move with it."""
 LABEL_HEIGHT = 0.3
 """The inspected body's name floats this far (m) above its highest node."""
 
@@ -97,6 +99,7 @@ class Viewer:
         self._initial_camera_set = False
         self._camera_wanted = OVERVIEW
         self._camera_placed: str | None = OVERVIEW  # None: apply the wanted preset again
+        self._followed_at = np.zeros(3)
         realtime.on_frame.append(self._on_frame)
         self.request_frame()
         self._thread = threading.Thread(target=self._loop, name="twig-viewer", daemon=True)
@@ -213,13 +216,18 @@ class Viewer:
                 return  # the followed body's first snapshot is on its way
             for client in clients:
                 client.camera.fov = snap.overview.fov_y
-                client.camera.look_at, client.camera.position = target, eye
+                client.camera.position, client.camera.look_at = eye, target
             self._camera_placed = wanted
-        elif snap.follow_at is not None:
+            self._followed_at = target
+        elif snap.follow_at is not None and (
+                np.linalg.norm(snap.follow_at - self._followed_at) > FOLLOW_STEP):
+            # Move with the body, keeping each page's own view offset (orbiting still works);
+            # a still body sends nothing, so a camera transition under way is not disturbed.
             for client in clients:
                 offset = client.camera.position - client.camera.look_at
-                client.camera.look_at = snap.follow_at
                 client.camera.position = snap.follow_at + offset
+                client.camera.look_at = snap.follow_at
+            self._followed_at = snap.follow_at
 
     # ------------------------------------------------------------------ controls
     def _picked(self, body_id: int) -> None:
