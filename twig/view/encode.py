@@ -63,7 +63,7 @@ class GifWriter:
                                time_base=self._time_base)
         split = graph.add("split")
         palette = graph.add("palettegen", "stats_mode=full")
-        use = graph.add("paletteuse", "dither=bayer:bayer_scale=3")
+        use = graph.add("paletteuse", "dither=none")
         sink = graph.add("buffersink")
         src.link_to(split)
         split.link_to(use, 0, 0)

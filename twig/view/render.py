@@ -19,6 +19,14 @@ from twig.view.scene import Mesh, Primitives, PrimitiveSet
 
 EGL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"
 """Debian packages that provide an EGL context without a display (Mesa, software rendering)."""
+LEVELS = {
+    ("cyl", "fine"): shapes.cylinder(16), ("cyl", "coarse"): shapes.cylinder(6),
+    ("sph", "fine"): shapes.sphere(8, 16), ("sph", "coarse"): shapes.sphere(3, 6),
+    ("box", "fine"): shapes.cube(),
+}
+"""Meshes of each shape by level of detail (a box has one)."""
+LOD_PIXELS = 4.0
+"""Instances with a smaller radius on screen (pixels) are drawn with the coarse mesh."""
 SKY = np.array([236, 241, 246]) / 255.0
 GROUND = np.array([250, 250, 247]) / 255.0
 CELL = np.array([210, 210, 210]) / 255.0
@@ -110,8 +118,7 @@ class Renderer:
                                    fragment_shader=shaders.GROUND_FRAGMENT)
         self._inst = {}
         self._vao = {}
-        for name, (v, n, f) in (("cyl", shapes.cylinder()), ("sph", shapes.sphere()),
-                                ("box", shapes.cube())):
+        for name, (v, n, f) in LEVELS.items():
             vbo = ctx.buffer(np.hstack([v, n]).astype("f4").tobytes())
             ibo = ctx.buffer(f.astype("u4").tobytes())
             inst = ctx.buffer(reserve=13 * 4 * 64, dynamic=True)
@@ -143,16 +150,28 @@ class Renderer:
             prog["light"].value = tuple(LIGHT)
         self._ground["sky_color"].value = tuple(SKY)
 
-    def _upload(self, name: str, pos: np.ndarray, quat: np.ndarray, scale: np.ndarray,
-                color: np.ndarray) -> int:
-        """Write one shape's instance rows; returns the instance count."""
+    def _upload(self, shape: str, camera: Camera, pos: np.ndarray, quat: np.ndarray,
+                scale: np.ndarray, color: np.ndarray) -> dict[tuple[str, str], int]:
+        """Write one shape's instance rows, split by level of detail: instances whose radius
+        covers fewer than ``LOD_PIXELS`` pixels use the coarse mesh (software rasterisers
+        pay per triangle, and 100 characters far away are thousands of tiny spheres).
+        Returns the instance count per (shape, level)."""
         data = np.hstack([pos, quat, scale, color / 255.0]).astype("f4")
-        inst = self._inst[name]
-        if data.nbytes > inst.size:
-            inst.orphan(2 * data.nbytes)
-        if len(data):
-            inst.write(data.tobytes())
-        return len(data)
+        forward = (camera.target - camera.eye) / np.linalg.norm(camera.target - camera.eye)
+        depth = np.maximum((pos - camera.eye) @ forward, 0.05)
+        pixels = scale[:, 0] * self.height / (2.0 * math.tan(camera.fov_y / 2.0) * depth)
+        fine = (pixels >= LOD_PIXELS) | ((shape, "coarse") not in self._inst)
+        counts = {}
+        for level, rows in (("fine", data[fine]), ("coarse", data[~fine])):
+            key = (shape, level)
+            if not len(rows):
+                continue
+            inst = self._inst[key]
+            if rows.nbytes > inst.size:
+                inst.orphan(2 * rows.nbytes)
+            inst.write(rows.tobytes())
+            counts[key] = len(rows)
+        return counts
 
     def _mesh_vao(self, meshes: list[Mesh]):
         """One vertex array holding every mesh (positions, smooth normals, colours)."""
@@ -179,13 +198,13 @@ class Renderer:
         ctx = self.ctx
         mvp = look_at(camera, self.width / self.height)
         counts = {
-            "cyl": self._upload("cyl", prims.cyl_pos, prims.cyl_quat, prims.cyl_scale,
-                                spec.cyl_color),
-            "sph": self._upload("sph", prims.sph_pos,
-                                np.tile((1.0, 0.0, 0.0, 0.0), (len(prims.sph_pos), 1)),
-                                np.repeat(prims.sph_scale[:, None], 3, axis=1), spec.sph_color),
-            "box": self._upload("box", prims.box_pos, prims.box_quat, prims.box_scale,
-                                spec.box_color),
+            **self._upload("cyl", camera, prims.cyl_pos, prims.cyl_quat, prims.cyl_scale,
+                           spec.cyl_color),
+            **self._upload("sph", camera, prims.sph_pos,
+                           np.tile((1.0, 0.0, 0.0, 0.0), (len(prims.sph_pos), 1)),
+                           np.repeat(prims.sph_scale[:, None], 3, axis=1), spec.sph_color),
+            **self._upload("box", camera, prims.box_pos, prims.box_quat, prims.box_scale,
+                           spec.box_color),
         }
         mesh = self._mesh_vao(meshes) if meshes else None
         for prog in (self._instanced, self._mesh, self._ground):
@@ -223,7 +242,7 @@ class Renderer:
         raw = self._out.read(components=3, alignment=1)
         return np.frombuffer(raw, np.uint8).reshape(self.height, self.width, 3)[::-1]
 
-    def _draw(self, counts: dict[str, int], mesh, shadow: bool) -> None:
+    def _draw(self, counts: dict[tuple[str, str], int], mesh, shadow: bool) -> None:
         self._instanced["shadow"].value = shadow
         self._mesh["shadow"].value = shadow
         for name, n in counts.items():
