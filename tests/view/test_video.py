@@ -123,3 +123,14 @@ def test_bad_video_targets_are_refused_before_simulating(tmp_path, capsys, targe
 def test_bad_video_size_is_refused(capsys):
     assert main(["run", "tetra", "--video", "x.mp4", "--video-size", "big"]) == 2
     assert "expected WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_rendering_does_not_change_the_simulation(tmp_path):
+    from twig.scenes import load_scene
+
+    shown = load_scene("demo")
+    render_video(shown, tmp_path / "demo.mp4", 1.0, size=(160, 96), fps=24)
+    plain = load_scene("demo")
+    plain.run(seconds=1.0)
+    assert shown.tick == plain.tick == 60
+    assert shown.state_hash() == plain.state_hash()
