@@ -18,6 +18,7 @@ from twig.view.drawing import linear_rgb
 from twig.view.viewer import serve_viewer
 
 BUTTON = "[...document.querySelectorAll('button')].find(b => b.innerText.trim() == '{}')"
+LABEL = "[...document.querySelectorAll('label')].find(l => l.innerText.trim() == '{}')"
 COMMAND_INPUT = ("(() => { const l = [...document.querySelectorAll('label')]"
                  ".find(l => l.innerText.trim() == 'Command'); let e = l;"
                  " for (let i = 0; i < 4 && e; i++) { e = e.parentElement;"
@@ -122,6 +123,10 @@ def test_pause_step_and_command_box(chromium, playground):
     chromium.wait_for(lambda: f"tick {tick + 1} " in chromium.text(), 10, "one more tick")
     time.sleep(0.5)
     assert realtime.submit(lambda: world.tick).result(5) == tick + 1
+    chromium.click(*element_center(chromium, LABEL.format("Collision volumes")))
+    chromium.wait_for(lambda: viewer.show_volumes, 10, "the collision volumes toggle")
+    chromium.wait_for(lambda: all(h.visible for h in viewer._drawing.volumes.handles.values()),
+                      10, "the wireframe volumes")
     chromium.call("Runtime.evaluate", expression=f"{COMMAND_INPUT}.focus()")
     chromium.call("Input.insertText", text="world: add ball2")
     time.sleep(0.5)

@@ -16,8 +16,10 @@ from twig.view import shapes
 from twig.view.providers import OVERLAYS, Segments
 from twig.view.scene import Layout, Mesh, Primitives, PrimitiveSet, place
 
-VOLUME_COLOR = (25, 25, 25)
-"""Wireframe colour of the collision volumes."""
+VOLUME_COLOR = (0, 200, 255)
+"""Colour of the collision volumes, drawn translucent over the look (wireframes would be
+clearer but are far too slow for software WebGL)."""
+VOLUME_OPACITY = 0.35
 CONTACT_COLOR = (255, 40, 40)
 """Colour of contact points."""
 SHAPES = {"cyl": shapes.cylinder, "sph": shapes.sphere, "box": shapes.cube}
@@ -42,7 +44,7 @@ class BatchedPrimitives:
     ``on_pick(body_id)`` is called when an instance is clicked (None: not clickable).
     """
 
-    def __init__(self, server, prefix: str, spec: PrimitiveSet, *, wireframe: bool = False,
+    def __init__(self, server, prefix: str, spec: PrimitiveSet, *, ghost: bool = False,
                  visible: bool = True, on_pick: Callable[[int], None] | None = None) -> None:
         self.spec = spec
         self.handles = {}
@@ -53,16 +55,16 @@ class BatchedPrimitives:
             if not n:
                 continue
             v, _, f = make()
-            color = np.tile(VOLUME_COLOR, (n, 1)) if wireframe else colors[name]
+            color = np.tile(VOLUME_COLOR, (n, 1)) if ghost else colors[name]
             handle = server.scene.add_batched_meshes_simple(
                 f"{prefix}/{name}", v.astype(np.float32), f,
                 batched_wxyzs=np.tile((1.0, 0.0, 0.0, 0.0), (n, 1)).astype(np.float32),
                 batched_positions=np.zeros((n, 3), np.float32),
                 batched_scales=np.ones((n, 3), np.float32), batched_colors=linear_rgb(color),
                 lod="off",
-                wireframe=wireframe, material="standard" if wireframe else "toon3",
-                flat_shading=name == "box", cast_shadow=not wireframe,
-                receive_shadow=not wireframe, visible=visible)
+                opacity=VOLUME_OPACITY if ghost else None,
+                material="toon3", flat_shading=name == "box",
+                cast_shadow=not ghost, receive_shadow=not ghost, visible=visible)
             if on_pick is not None:
                 handle.on_click(_picker(bodies[name], on_pick))
             self.handles[name] = handle
@@ -118,7 +120,7 @@ class SceneDrawing:
         scene.set_up_direction("+y")
         scene.add_grid("/ground", width=50.0, height=50.0, plane="xz", cell_size=0.5,
                        section_size=2.0, shadow_opacity=0.3,
-                       plane_color=_rgb((250, 250, 247)), plane_opacity=1.0,
+                       plane_color=_rgb((250, 250, 247)), plane_opacity=0.0,
                        cell_color=_rgb((210, 210, 210)), section_color=_rgb((150, 150, 150)),
                        position=(0.0, -0.001, 0.0))
         scene.configure_default_lights(enabled=True, cast_shadow=True)
@@ -142,7 +144,7 @@ class SceneDrawing:
         self.meshes = {}
         self.look = BatchedPrimitives(self.server, "/look", layout.look, on_pick=self.on_pick)
         self.volumes = BatchedPrimitives(self.server, "/volumes", layout.volumes,
-                                         wireframe=True, visible=show_volumes)
+                                         ghost=True, visible=show_volumes)
         self.layout = layout
 
     def update_meshes(self, meshes: list[Mesh]) -> None:

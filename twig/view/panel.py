@@ -114,11 +114,19 @@ class Panel:
         self.inspect.options = (NOBODY, *names)
 
     def show_selection(self, name: str | None) -> None:
-        """Reflect a selection made by clicking in the scene."""
+        """Reflect a new selection (a click in the scene, ``viewer.select``); its plots start
+        afresh."""
         value = NOBODY if name is None else name
         if self.inspect.value != value:
             self.inspect.value = value
         self.history.clear()
+
+    def show_toggles(self, volumes: bool, contacts: bool, overlays: set[str]) -> None:
+        """Reflect toggles set from Python (``viewer.show``)."""
+        for box, on in ((self.volumes, volumes), (self.contacts, contacts),
+                        *((b, label in overlays) for label, b in self.overlays.items())):
+            if box.value != on:
+                box.value = on
 
     def show_camera(self, preset: str) -> None:
         """Reflect a preset chosen from Python (``viewer.set_camera``)."""

@@ -100,13 +100,13 @@ def look_at(camera: Camera, aspect: float, near: float = 0.05, far: float = 500.
 
 
 class Renderer:
-    """Draws frames of ``width`` x ``height`` pixels, anti-aliased by FXAA (default) or by
-    ``samples``-times multisampling (better edges, about three times slower on llvmpipe).
+    """Draws frames of ``width`` x ``height`` pixels, anti-aliased by FXAA (multisampling
+    costs about three times as much on llvmpipe).
 
     Call :meth:`render` per frame; :meth:`release` frees the GL objects.
     """
 
-    def __init__(self, width: int, height: int, samples: int = 0) -> None:
+    def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         ctx = create_context()
         self.ctx = ctx
@@ -133,19 +133,13 @@ class Renderer:
             ctx.vertex_array(self._ground, [(vbo, "2f 3f", "in_xz", "in_color")])
             for vbo in self._ground_vbos)
         self._out = ctx.framebuffer(ctx.renderbuffer((width, height), 4))
-        self._fxaa = None
-        if samples:
-            self._fbo = ctx.framebuffer(
-                ctx.renderbuffer((width, height), 4, samples=samples),
-                ctx.depth_renderbuffer((width, height), samples=samples))
-        else:
-            self._image = ctx.texture((width, height), 4)
-            self._fbo = ctx.framebuffer(self._image, ctx.depth_renderbuffer((width, height)))
-            prog = ctx.program(vertex_shader=shaders.SCREEN_VERTEX,
-                               fragment_shader=shaders.FXAA_FRAGMENT)
-            prog["texel"].value = (1.0 / width, 1.0 / height)
-            tri = ctx.buffer(np.array([[-1, -1], [3, -1], [-1, 3]], "f4").tobytes())
-            self._fxaa = ctx.vertex_array(prog, [(tri, "2f", "in_xy")])
+        self._image = ctx.texture((width, height), 4)
+        self._fbo = ctx.framebuffer(self._image, ctx.depth_renderbuffer((width, height)))
+        prog = ctx.program(vertex_shader=shaders.SCREEN_VERTEX,
+                           fragment_shader=shaders.FXAA_FRAGMENT)
+        prog["texel"].value = (1.0 / width, 1.0 / height)
+        tri = ctx.buffer(np.array([[-1, -1], [3, -1], [-1, 3]], "f4").tobytes())
+        self._fxaa = ctx.vertex_array(prog, [(tri, "2f", "in_xy")])
         for prog in (self._instanced, self._mesh):
             prog["light"].value = tuple(LIGHT)
         self._ground["sky_color"].value = tuple(SKY)
@@ -232,13 +226,10 @@ class Renderer:
         if mesh is not None:
             for obj in mesh:
                 obj.release()
-        if self._fxaa is None:
-            ctx.copy_framebuffer(self._out, self._fbo)
-        else:
-            ctx.disable(ctx.DEPTH_TEST)
-            self._out.use()
-            self._image.use(0)
-            self._fxaa.render()
+        ctx.disable(ctx.DEPTH_TEST)
+        self._out.use()
+        self._image.use(0)
+        self._fxaa.render()
         raw = self._out.read(components=3, alignment=1)
         return np.frombuffer(raw, np.uint8).reshape(self.height, self.width, 3)[::-1]
 

@@ -234,13 +234,12 @@ class Viewer:
         layout = self._drawing.layout
         if layout is not None and body_id in layout.body_id:
             self.select(layout.name_of(body_id))
-            self.panel.show_selection(self.inspected)
 
     def select(self, name: str | None) -> None:
         """Inspect body ``name`` (None: nobody)."""
         if name != self.inspected:
             self.inspected = name
-            self.panel.history.clear()
+            self.panel.show_selection(name)
         self.request_frame()
 
     def set_camera(self, preset: str) -> None:
@@ -274,6 +273,7 @@ class Viewer:
         if overlay is not None:
             label, on = overlay
             (self.shown_overlays.add if on else self.shown_overlays.discard)(label)
+        self.panel.show_toggles(self.show_volumes, self.show_contacts, self.shown_overlays)
         self.request_frame()
 
     def stop(self) -> None:
