@@ -16,17 +16,48 @@ from twig.errors import TwigError
 from twig.view import shaders, shapes
 from twig.view.camera import Camera
 from twig.view.scene import Mesh, Primitives, PrimitiveSet
+from twig.view.transforms import rotate
 
 EGL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"
 """Debian packages that provide an EGL context without a display (Mesa, software rendering)."""
-LEVELS = {
-    ("cyl", "fine"): shapes.cylinder(16), ("cyl", "coarse"): shapes.cylinder(6),
-    ("sph", "fine"): shapes.sphere(8, 16), ("sph", "coarse"): shapes.sphere(3, 6),
-    ("box", "fine"): shapes.cube(),
-}
-"""Meshes of each shape by level of detail (a box has one)."""
+SHAPES = {"cyl": shapes.cylinder(16), "sph": shapes.sphere(8, 16), "box": shapes.cube()}
+"""The instanced meshes of near primitives."""
+COARSE = {"cyl": shapes.cylinder(5), "sph": shapes.sphere(2, 5)}
+"""Coarse meshes of far capsules and spheres (a box is coarse already)."""
 LOD_PIXELS = 4.0
 """Instances with a smaller radius on screen (pixels) are drawn with the coarse mesh."""
+
+Part = tuple[np.ndarray, np.ndarray]
+"""Geometry placed on the CPU: vertex rows (V, 9) = position, normal, colour (0..1) and
+faces (F, 3) indexing them."""
+
+
+def placed_part(shape: shapes.Shape, pos: np.ndarray, quat: np.ndarray, scale: np.ndarray,
+                color: np.ndarray) -> Part:
+    """The instances (n of them) of a unit ``shape`` placed like the instancing shader does:
+    ``rotate(quat, v * scale) + pos``, normals ``rotate(quat, n / scale)``."""
+    v, nrm, f = shape
+    n, k = len(pos), len(v)
+    q = np.repeat(quat, k, axis=0)
+    s = np.repeat(scale, k, axis=0)
+    verts = rotate(q, np.tile(v, (n, 1)) * s) + np.repeat(pos, k, axis=0)
+    normals = rotate(q, np.tile(nrm, (n, 1)) / np.maximum(s, 1e-6))
+    normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+    rows = np.hstack([verts, normals, np.repeat(color / 255.0, k, axis=0)])
+    faces = (f[None] + (np.arange(n) * k)[:, None, None]).reshape(-1, 3)
+    return rows, faces
+
+
+def mesh_part(mesh: Mesh) -> Part:
+    """A body's mesh with smooth normals (area-weighted face normals at each vertex)."""
+    v = np.asarray(mesh.vertices, dtype=np.float64)
+    f = np.asarray(mesh.faces, dtype=np.int64)
+    fn = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
+    n = np.zeros_like(v)
+    for k in range(3):
+        np.add.at(n, f[:, k], fn)
+    n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+    return np.hstack([v, n, np.tile(np.asarray(mesh.color) / 255.0, (len(v), 1))]), f
 SKY = np.array([236, 241, 246]) / 255.0
 GROUND = np.array([250, 250, 247]) / 255.0
 CELL = np.array([210, 210, 210]) / 255.0
@@ -118,7 +149,7 @@ class Renderer:
                                    fragment_shader=shaders.GROUND_FRAGMENT)
         self._inst = {}
         self._vao = {}
-        for name, (v, n, f) in LEVELS.items():
+        for name, (v, n, f) in SHAPES.items():
             vbo = ctx.buffer(np.hstack([v, n]).astype("f4").tobytes())
             ibo = ctx.buffer(f.astype("u4").tobytes())
             inst = ctx.buffer(reserve=13 * 4 * 64, dynamic=True)
@@ -145,62 +176,53 @@ class Renderer:
         self._ground["sky_color"].value = tuple(SKY)
 
     def _upload(self, shape: str, camera: Camera, pos: np.ndarray, quat: np.ndarray,
-                scale: np.ndarray, color: np.ndarray) -> dict[tuple[str, str], int]:
-        """Write one shape's instance rows, split by level of detail: instances whose radius
-        covers fewer than ``LOD_PIXELS`` pixels use the coarse mesh (software rasterisers
-        pay per triangle, and 100 characters far away are thousands of tiny spheres).
-        Returns the instance count per (shape, level)."""
-        data = np.hstack([pos, quat, scale, color / 255.0]).astype("f4")
+                scale: np.ndarray, color: np.ndarray) -> tuple[int, Part | None]:
+        """Write the instance rows of one shape's near instances; returns their count and
+        the far ones (radius under ``LOD_PIXELS`` on screen) as coarse geometry placed on
+        the CPU. Software rasterisers pay per instance and per triangle, and 100 characters
+        far away are thousands of tiny spheres: one merged coarse mesh is far cheaper."""
         forward = (camera.target - camera.eye) / np.linalg.norm(camera.target - camera.eye)
         depth = np.maximum((pos - camera.eye) @ forward, 0.05)
         pixels = scale[:, 0] * self.height / (2.0 * math.tan(camera.fov_y / 2.0) * depth)
-        fine = (pixels >= LOD_PIXELS) | ((shape, "coarse") not in self._inst)
-        counts = {}
-        for level, rows in (("fine", data[fine]), ("coarse", data[~fine])):
-            key = (shape, level)
-            if not len(rows):
-                continue
-            inst = self._inst[key]
+        far = (pixels < LOD_PIXELS) & (shape in COARSE)
+        rows = np.hstack([pos, quat, scale, color / 255.0])[~far].astype("f4")
+        if len(rows):
+            inst = self._inst[shape]
             if rows.nbytes > inst.size:
                 inst.orphan(2 * rows.nbytes)
             inst.write(rows.tobytes())
-            counts[key] = len(rows)
-        return counts
+        coarse = None
+        if far.any():
+            coarse = placed_part(COARSE[shape], pos[far], quat[far], scale[far], color[far])
+        return len(rows), coarse
 
-    def _mesh_vao(self, meshes: list[Mesh]):
-        """One vertex array holding every mesh (positions, smooth normals, colours)."""
-        parts = []
-        for m in meshes:
-            v = np.asarray(m.vertices, dtype=np.float64)
-            f = np.asarray(m.faces, dtype=np.int64)
-            fn = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
-            n = np.zeros_like(v)
-            for k in range(3):
-                np.add.at(n, f[:, k], fn)
-            n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
-            rows = np.hstack([v, n, np.tile(np.asarray(m.color) / 255.0, (len(v), 1))])
-            parts.append(rows[f.ravel()])
-        data = np.concatenate(parts).astype("f4")
-        vbo = self.ctx.buffer(data.tobytes())
+    def _geometry_vao(self, parts: list[Part]):
+        """One indexed vertex array holding ``parts`` (positions, normals, colours)."""
+        rows = np.concatenate([p[0] for p in parts]).astype("f4")
+        offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
+        faces = np.concatenate([p[1] + o for p, o in zip(parts, offsets, strict=True)])
+        vbo = self.ctx.buffer(rows.tobytes())
+        ibo = self.ctx.buffer(faces.astype("u4").tobytes())
         vao = self.ctx.vertex_array(self._mesh, [(vbo, "3f 3f 3f", "in_pos", "in_normal",
-                                                  "in_color")])
-        return vbo, vao
+                                                  "in_color")],
+                                    index_buffer=ibo, index_element_size=4)
+        return vbo, ibo, vao
 
     def render(self, spec: PrimitiveSet, prims: Primitives, camera: Camera,
                meshes: list[Mesh] | None = None) -> np.ndarray:
         """The frame as a (height, width, 3) uint8 RGB array (row 0 at the top)."""
         ctx = self.ctx
         mvp = look_at(camera, self.width / self.height)
-        counts = {
-            **self._upload("cyl", camera, prims.cyl_pos, prims.cyl_quat, prims.cyl_scale,
-                           spec.cyl_color),
-            **self._upload("sph", camera, prims.sph_pos,
-                           np.tile((1.0, 0.0, 0.0, 0.0), (len(prims.sph_pos), 1)),
-                           np.repeat(prims.sph_scale[:, None], 3, axis=1), spec.sph_color),
-            **self._upload("box", camera, prims.box_pos, prims.box_quat, prims.box_scale,
-                           spec.box_color),
-        }
-        mesh = self._mesh_vao(meshes) if meshes else None
+        counts, parts = {}, [mesh_part(m) for m in meshes or ()]
+        for shape, args in (
+                ("cyl", (prims.cyl_pos, prims.cyl_quat, prims.cyl_scale, spec.cyl_color)),
+                ("sph", (prims.sph_pos, np.tile((1.0, 0.0, 0.0, 0.0), (len(prims.sph_pos), 1)),
+                         np.repeat(prims.sph_scale[:, None], 3, axis=1), spec.sph_color)),
+                ("box", (prims.box_pos, prims.box_quat, prims.box_scale, spec.box_color))):
+            counts[shape], coarse = self._upload(shape, camera, *args)
+            if coarse is not None:
+                parts.append(coarse)
+        mesh = self._geometry_vao(parts) if parts else None
         for prog in (self._instanced, self._mesh, self._ground):
             prog["view_proj"].write(mvp.tobytes())
         self._fbo.use()
@@ -233,14 +255,14 @@ class Renderer:
         raw = self._out.read(components=3, alignment=1)
         return np.frombuffer(raw, np.uint8).reshape(self.height, self.width, 3)[::-1]
 
-    def _draw(self, counts: dict[tuple[str, str], int], mesh, shadow: bool) -> None:
+    def _draw(self, counts: dict[str, int], mesh, shadow: bool) -> None:
         self._instanced["shadow"].value = shadow
         self._mesh["shadow"].value = shadow
         for name, n in counts.items():
             if n:
                 self._vao[name].render(instances=n)
         if mesh is not None:
-            mesh[1].render()
+            mesh[2].render()
 
     def release(self) -> None:
         """Free the context and everything made on it."""

@@ -10,6 +10,8 @@ the world is never touched outside its own thread.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import threading
 import time
 from collections.abc import Callable
@@ -80,7 +82,8 @@ class Viewer:
         self.realtime = realtime
         self.world: PhysicsWorld = realtime.world
         self.fps = fps
-        self.server = viser.ViserServer(host=host, port=port, label="twig", verbose=False)
+        with contextlib.redirect_stdout(io.StringIO()):  # viser's banner: we print our URL
+            self.server = viser.ViserServer(host=host, port=port, label="twig", verbose=False)
         self.url = f"http://{host}:{self.server.get_port()}/"
         self.stats = FrameStats()
         self.inspected: str | None = None
