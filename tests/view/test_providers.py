@@ -77,3 +77,17 @@ def test_history_keeps_the_last_seconds_and_gaps_missing_series():
     assert np.isnan(approach[:-20]).all() and (approach[-20:] == 1.0).all()
     history.add(0.5, {"pain": 0.0})                   # time went back: a restored snapshot
     assert len(history.charts()["pain"][0]) == 1
+
+
+def test_a_failing_provider_shows_its_error_instead_of_stopping_the_world(monkeypatch):
+    monkeypatch.setattr(providers, "INSPECTORS", dict(INSPECTORS))
+    monkeypatch.setattr(providers, "OVERLAYS", dict(OVERLAYS))
+    world = twig.World()
+    kid = world.add_humanoid("kid")
+    add_inspector("broken", lambda world, body: {"focus": body.nodes[99]})
+    add_overlay("broken lines", lambda world: 1 / 0)
+    fields = providers.inspect(world, kid)
+    assert fields["broken error"].startswith("TypeError") and fields["type"] == "humanoid"
+    seg, error = providers.overlay_segments(world, "broken lines")
+    assert len(seg.start) == 0 and error == "broken lines overlay: ZeroDivisionError: " \
+        "division by zero"

@@ -136,7 +136,9 @@ class Panel:
     def update(self, snap: Snapshot) -> None:
         """Clock, inspection text and plots for a new frame."""
         state = "paused" if snap.paused else f"{snap.speed:g}x real time"
-        self.clock.content = f"**t = {snap.time:.2f} s** · tick {snap.tick} · {state}"
+        self.clock.content = "  \n".join(
+            [f"**t = {snap.time:.2f} s** · tick {snap.tick} · {state}",
+             *(f"⚠ {e}" for e in snap.errors)])
         if snap.inspected is None or snap.fields is None:
             if self._plots:
                 self._set_plots({})

@@ -76,16 +76,31 @@ def add_mesh(body_type: str, fn: MeshSource) -> None:
 
 
 def inspect(world: PhysicsWorld, body: Body) -> dict[str, Any]:
-    """Every inspector's fields for ``body``, merged in registration order."""
+    """Every inspector's fields for ``body``, merged in registration order. A provider that
+    fails shows its error as a field (``"<name> error"``) instead of stopping the viewer
+    and the simulation loop it runs on."""
     out: dict[str, Any] = {}
     for name, fn in INSPECTORS.items():
         try:
             fields = fn(world, body)
-        except TwigError as e:
-            fields = {f"{name} error": str(e)}
+        except Exception as e:  # a provider's bug must not stop the world's thread
+            fields = {f"{name} error": f"{type(e).__name__}: {e}"}
         if fields:
             out.update(fields)
     return out
+
+
+def overlay_segments(world: PhysicsWorld, label: str) -> tuple[Segments, str | None]:
+    """The segments of overlay ``label`` now (none if it is not registered or returns
+    None) and the error it raised, if any (a failing overlay must not stop the world's
+    thread; the page shows the error)."""
+    overlay = OVERLAYS.get(label)
+    none = Segments(np.zeros((0, 3)), np.zeros((0, 3)))
+    try:
+        seg = overlay.source(world) if overlay is not None else None
+    except Exception as e:  # a provider's bug must not stop the world's thread
+        return none, f"{label} overlay: {type(e).__name__}: {e}"
+    return (seg if seg is not None else none), None
 
 
 def physics_fields(world: PhysicsWorld, body: Body) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from twig.realtime import RealTime
 from twig.view.camera import FOLLOW_DISTANCE, Camera, follow_target, overview, view_direction
 from twig.view.drawing import SceneDrawing
 from twig.view.panel import OVERVIEW, Panel
-from twig.view.providers import OVERLAYS, Segments, inspect
+from twig.view.providers import Segments, inspect, overlay_segments
 from twig.view.scene import Layout, Mesh, build_layout, frame_meshes
 
 ASPECT = 16 / 9
@@ -56,6 +56,7 @@ class Snapshot:
     label_at: np.ndarray | None
     follow_at: np.ndarray | None
     overview: Camera
+    errors: list[str]
 
 
 @dataclass
@@ -125,11 +126,11 @@ class Viewer:
                 top = world.node_pos[body.nodes].max(axis=0)
                 label_at = np.array([body.centroid[0], top[1] + LABEL_HEIGHT, body.centroid[2]])
         follow = self._body(self.followed) if self.followed else None
-        overlays = {}
+        overlays, errors = {}, []
         for label in list(self.shown_overlays):
-            seg = OVERLAYS[label].source(world) if label in OVERLAYS else None
-            overlays[label] = seg if seg is not None else Segments(np.zeros((0, 3)),
-                                                                   np.zeros((0, 3)))
+            overlays[label], error = overlay_segments(world, label)
+            if error:
+                errors.append(error)
         snap = Snapshot(
             tick=world.tick, time=world.time, paused=self.realtime.paused,
             speed=self.realtime.speed, layout=layout, pos=world.node_pos.copy(),
@@ -137,7 +138,7 @@ class Viewer:
             contacts=world.contacts.point.copy() if self.show_contacts else None,
             overlays=overlays, inspected=inspected, fields=fields, label_at=label_at,
             follow_at=None if follow is None else follow_target(follow),
-            overview=overview(world, ASPECT))
+            overview=overview(world, ASPECT), errors=errors)
         self.stats.add("snapshot", time.perf_counter() - t0)
         return snap
 
