@@ -31,6 +31,19 @@ def _parser() -> argparse.ArgumentParser:
                      help="BVH frame rate (default: every tick, 60)")
     run.add_argument("--gltf", metavar="FILE.glb",
                      help="write the whole scene, animated, to a glTF 2.0 file (.glb or .gltf)")
+    run.add_argument("--video", metavar="FILE",
+                     help="render a video: FILE.mp4 (H.264), FILE.gif, or frames/ (PNG files)")
+    run.add_argument("--video-size", default="640x360", metavar="WxH",
+                     help="video size in pixels (default 640x360)")
+    run.add_argument("--fps", type=int, default=30, help="video frames per second (default 30)")
+    run.add_argument("--caption", metavar="BODY",
+                     help="caption the video with BODY's state (the time is always shown)")
+    run.add_argument("--follow", metavar="BODY", help="keep the camera on BODY (video, viewer)")
+    run.add_argument("--view", action="store_true",
+                     help="watch it live in the browser, in real time, until Ctrl-C "
+                          "(or --seconds if given)")
+    run.add_argument("--view-port", type=int, default=8080, metavar="PORT",
+                     help="port of the live viewer (default 8080, the next free one if taken)")
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
     _script_parsers(sub)
@@ -122,7 +135,21 @@ def _run(args: argparse.Namespace) -> int:
         with out.status("compiling the physics kernels (first run only, about a minute)..."):
             world.step()
     t1 = time.perf_counter()
-    if seconds > 1.5 * world.dt:
+    if args.view:
+        from twig.view.viewer import run_viewer
+
+        return run_viewer(world, seconds=args.seconds, port=args.view_port, follow=args.follow,
+                          console=out)
+    if args.video:
+        from twig.view.video import parse_size, render_video
+
+        stats = render_video(world, args.video, seconds - world.dt,
+                             size=parse_size(args.video_size), fps=args.fps,
+                             caption_body=args.caption, follow=args.follow,
+                             console=out if out.is_terminal else None)
+        out.print(f"wrote {stats.frames} frames ({args.video_size}, {args.fps} fps) to "
+                  f"{args.video} in {stats.seconds:.1f} s ({stats.speed:.1f}x real time)")
+    elif seconds > 1.5 * world.dt:
         world.run(seconds - world.dt, progress=out.is_terminal and seconds >= 30)
     wall = time.perf_counter() - t1
     ticks = max(world.tick - 1, 1)
