@@ -18,9 +18,11 @@ from numpy.typing import ArrayLike
 from twig.action import Action
 from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
+from twig.errors import UnknownNameError
+from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
 from twig.motor.locomotion import LookAt, TurnTo, WalkTo
-from twig.motor.state import PASSIVE, STAND
-from twig.motor.targets import Target, TargetError, resolve
+from twig.motor.state import HAND_FREE, PASSIVE, STAND
+from twig.motor.targets import Target, TargetError, resolve, target_body
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_points
 
@@ -94,6 +96,21 @@ class Character(Body):
     def actions(self) -> list[Action]:
         """The actions running now."""
         return self.motor.running(self)
+
+    @property
+    def scale(self) -> float:
+        """Size relative to the 1.75 m adult."""
+        return float(self._table["scale"][self._row])
+
+    @property
+    def arm_length(self) -> float:
+        """Shoulder to elbow to hand, metres."""
+        return float(self._table["arm"][self._row])
+
+    def gripped(self, hand: str) -> str | None:
+        """Name of what the ``"left"`` or ``"right"`` hand holds (a grab link), or None."""
+        grip = self.motor.grips.get((self.id, hand))
+        return None if grip is None else grip[1]
 
     @property
     def upright(self) -> bool:
@@ -175,11 +192,121 @@ class Character(Body):
             return self._failed(name, str(e))
         return self.motor.start(self, "gaze", LookAt(self, self._action(name), where))
 
+    # ------------------------------------------------------------------ arms
+    def _hands(self, name: str, hand: str) -> tuple[tuple[str, ...], Action | None]:
+        if hand not in ("left", "right", "both"):
+            return (), self._failed(name, f"hand must be left, right or both, got {hand!r}")
+        if self.mode == "limp":
+            return (), self._failed(name, f"{self.name} is limp")
+        return hands_of(hand), None
+
+    def reach(self, at: Target | None = None, hand: str = "right") -> Action:
+        """Reach with ``hand`` (``"left"``, ``"right"`` or ``"both"``) to a point or object
+        (followed as it moves), or, with no target, straight out in front of the shoulders
+        (Horswill VII.C). Succeeds with the hand within 5 cm; the arm stays out until another
+        arm command or :meth:`release`."""
+        hands, failed = self._hands("reach", hand)
+        if failed:
+            return failed
+        where = None
+        if at is not None:
+            try:
+                where, _ = resolve(self.world, at)
+            except TargetError as e:
+                return self._failed("reach", str(e))
+        return self.motor.start_hands(self, hands, Reach(self, self._action("reach"), hands,
+                                                         where))
+
+    def grab(self, item: Target, hand: str = "right") -> Action:
+        """Reach for ``item`` (an object, or one node ``"clipboard/clip"``) and grasp it with a
+        zero-length link from the hand (Horswill VI.C): it then swings from the hand like a
+        ball joint and follows where the character goes."""
+        return self._grab("grab", item, hand, carry=False)
+
+    def hold(self, item: Target, hand: str = "right") -> Action:
+        """Grab ``item`` and carry it at the side, the arm bent a little (Hold, VIII)."""
+        return self._grab("hold", item, hand, carry=True)
+
+    def _grab(self, name: str, item: Target, hand: str, carry: bool) -> Action:
+        if hand not in ("left", "right"):
+            return self._failed(name, f"hand must be left or right, got {hand!r}")
+        hands, failed = self._hands(name, hand)
+        if failed:
+            return failed
+        try:
+            body = target_body(self.world, item)
+            node = self.world.node_index(item) if isinstance(item, str) and "/" in item \
+                else None
+        except (TargetError, UnknownNameError) as e:
+            return self._failed(name, str(e))
+        if body.id == self.id:
+            return self._failed(name, f"{self.name} cannot {name} itself")
+        self.release(hand)
+        task = Grab(self, self._action(name), hand, body, node, carry)
+        return self.motor.start_hands(self, hands, task)
+
+    def _grip(self, hand: str, node: int, item: Body) -> None:
+        """Link ``hand`` to ``node`` of ``item`` (a zero-length link) and say so."""
+        link = self.world.add_link(self.node(f"{hand[0]}_hand"), node, grab=True)
+        self.motor.grips[(self.id, hand)] = (link, item.name)
+        if item.id != self.id:
+            self.world.events.emit("grab", agent=self.name, object=item.name, hand=hand)
+
+    def release(self, hand: str = "both") -> None:
+        """Let go with ``hand`` (or both): the grab links go, the arm hangs free."""
+        for side in hands_of(hand) if hand in ("left", "right", "both") else ():
+            self.motor.stop(self, side, f"{self.name} let go")
+            self._table["hand_mode"][self._row, SIDES[side]] = HAND_FREE
+            self._ungrip(side)
+
+    def _ungrip(self, side: str) -> None:
+        """Remove the ``side`` hand's grab link, if any, and say so."""
+        grip = self.motor.grips.pop((self.id, side), None)
+        if grip is not None:
+            link, item = grip
+            if link.alive:
+                link.remove()
+            if item != self.name:
+                self.world.events.emit("release", agent=self.name, object=item, hand=side)
+
+    def hug(self, partner: Target, seconds: float = 3.0) -> Action:
+        """Go to ``partner``, reach, and when its torso touches ours join the hands behind it
+        (Horswill VII.C); succeeds when the hands join, lets go after ``seconds``."""
+        try:
+            body = target_body(self.world, partner)
+        except TargetError as e:
+            return self._failed("hug", str(e))
+        if body.id == self.id:
+            return self._failed("hug", f"{self.name} cannot hug itself")
+        hands, failed = self._hands("hug", "both")
+        if failed:
+            return failed
+        self.release()
+        task = Hug(self, self._action("hug"), body, float(seconds))
+        return self.motor.start_hands(self, hands, task)
+
+    def grapple(self, opponent: Target, seconds: float = 3.0) -> Action:
+        """Close in on ``opponent`` and bash it with the arms for ``seconds`` once within
+        arm's length (Horswill VII.C): shoving, punching, wrestling; it hurts."""
+        try:
+            body = target_body(self.world, opponent)
+        except TargetError as e:
+            return self._failed("grapple", str(e))
+        if body.id == self.id:
+            return self._failed("grapple", f"{self.name} cannot grapple itself")
+        hands, failed = self._hands("grapple", "both")
+        if failed:
+            return failed
+        self.release()
+        task = Grapple(self, self._action("grapple"), body, float(seconds))
+        return self.motor.start_hands(self, hands, task)
+
     # ------------------------------------------------------------------ whole body
     def go_limp(self) -> None:
         """Turn motor control off: the character collapses as a rag doll."""
-        for channel in ("legs", "gaze", "left", "right"):
+        for channel in ("legs", "gaze"):
             self.motor.stop(self, channel, f"{self.name} went limp")
+        self.release()
         t, r = self._table, self._row
         t["mode"][r] = PASSIVE
         self.world.unlock_nodes(self.nodes)
