@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from twig.action import Action
 from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
+from twig.commands import Json, Vector, command, register_handle
 from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
 from twig.motor.locomotion import LookAt, TurnTo, WalkTo
@@ -28,6 +29,10 @@ from twig.physics.validate import as_points
 
 if TYPE_CHECKING:
     from twig.motor.system import MotorSystem
+
+
+Hand = Literal["left", "right", "both"]
+OneHand = Literal["left", "right"]
 
 
 class Character(Body):
@@ -121,16 +126,17 @@ class Character(Body):
         return bool(self.hips[1] > 0.6 * leg and frame.up[1] > math.cos(math.radians(45)))
 
     # ------------------------------------------------------------------ legs
-    def walk_to(self, target: Target, speed: float = 1.3, distance: float = 0.1) -> Action:
-        """Walk until the hips are within ``distance`` m of ``target`` (a point, a body or a
-        name; a moving body is followed), at up to ``speed`` m/s; then stop."""
+    @command
+    def walk_to(self, place: Target, speed: float = 1.3, distance: float = 0.1) -> Action:
+        """Walk until the hips are within ``distance`` m of ``place`` (a point, an object or
+        its name; a moving object is followed), at up to ``speed`` m/s; then stop."""
         name = "walk-to"
         if not (isinstance(speed, int | float) and 0.05 <= speed <= 6.0):
             return self._failed(name, f"speed must be 0.05 to 6 m/s, got {speed!r}")
         if not (isinstance(distance, int | float) and distance >= 0.05):
             return self._failed(name, f"distance must be at least 0.05 m, got {distance!r}")
         try:
-            where, _ = resolve(self.world, target)
+            where, _ = resolve(self.world, place)
         except TargetError as e:
             return self._failed(name, str(e))
         if self.mode != "standing":
@@ -138,7 +144,8 @@ class Character(Body):
         task = WalkTo(self, self._action(name), where, float(speed), float(distance))
         return self.motor.start(self, "legs", task)
 
-    def walk(self, velocity: tuple[float, float, float]) -> None:
+    @command
+    def walk(self, velocity: Vector) -> None:
         """Walk with this ground velocity (m/s; y ignored) until told otherwise."""
         v = as_points(velocity, "velocity").reshape(3)
         self.motor.stop(self, "legs", "replaced by walk")
@@ -147,24 +154,26 @@ class Character(Body):
         t["goal_on"][r] = False
         t["face_on"][r] = False
 
+    @command
     def stop(self) -> None:
         """Stop walking (the feet come under the body)."""
         self.walk((0.0, 0.0, 0.0))
 
-    def turn_to(self, target: Target | float) -> Action:
-        """Turn on the spot to face ``target`` (a heading in radians about +y, 0 = +z, or
-        something to face: a point, a body, a name)."""
+    @command
+    def turn_to(self, toward: Target) -> Action:
+        """Turn on the spot to face ``toward``: a heading in radians about +y (0 faces +z), or
+        something to face (a point, an object, a name)."""
         name = "turn-to"
-        if isinstance(target, int | float) and not isinstance(target, bool):
-            if not math.isfinite(target):
-                return self._failed(name, f"heading must be finite, got {target!r}")
-            heading = float(target)
+        if isinstance(toward, int | float) and not isinstance(toward, bool):
+            if not math.isfinite(toward):
+                return self._failed(name, f"heading must be finite, got {toward!r}")
+            heading = float(toward)
 
             def want() -> float:
                 return heading
         else:
             try:
-                where, _ = resolve(self.world, target)
+                where, _ = resolve(self.world, toward)
             except TargetError as e:
                 return self._failed(name, str(e))
 
@@ -176,18 +185,19 @@ class Character(Body):
         return self.motor.start(self, "legs", TurnTo(self, self._action(name), want))
 
     # ------------------------------------------------------------------ gaze
-    def look_at(self, target: Target | None) -> Action:
-        """Point the face at ``target`` (followed as it moves) and turn the shoulders toward
-        it, at most 90 degrees from the pelvis; ``None`` looks where the body goes."""
+    @command
+    def look_at(self, at: Target | None = None) -> Action:
+        """Point the face at ``at`` (followed as it moves) and turn the shoulders toward it,
+        at most 90 degrees from the pelvis; nothing looks where the body goes."""
         name = "look-at"
-        if target is None:
+        if at is None:
             self.motor.stop(self, "gaze", "looking ahead")
             self._table["gaze_on"][self._row] = False
             action = self._action(name)
             action.succeed()
             return action
         try:
-            where, _ = resolve(self.world, target)
+            where, _ = resolve(self.world, at)
         except TargetError as e:
             return self._failed(name, str(e))
         return self.motor.start(self, "gaze", LookAt(self, self._action(name), where))
@@ -200,7 +210,8 @@ class Character(Body):
             return (), self._failed(name, f"{self.name} is limp")
         return hands_of(hand), None
 
-    def reach(self, at: Target | None = None, hand: str = "right") -> Action:
+    @command
+    def reach(self, at: Target | None = None, hand: Hand = "right") -> Action:
         """Reach with ``hand`` (``"left"``, ``"right"`` or ``"both"``) to a point or object
         (followed as it moves), or, with no target, straight out in front of the shoulders
         (Horswill VII.C). Succeeds with the hand within 5 cm; the arm stays out until another
@@ -217,13 +228,15 @@ class Character(Body):
         return self.motor.start_hands(self, hands, Reach(self, self._action("reach"), hands,
                                                          where))
 
-    def grab(self, item: Target, hand: str = "right") -> Action:
+    @command
+    def grab(self, item: Target, hand: OneHand = "right") -> Action:
         """Reach for ``item`` (an object, or one node ``"clipboard/clip"``) and grasp it with a
         zero-length link from the hand (Horswill VI.C): it then swings from the hand like a
         ball joint and follows where the character goes."""
         return self._grab("grab", item, hand, carry=False)
 
-    def hold(self, item: Target, hand: str = "right") -> Action:
+    @command
+    def hold(self, item: Target, hand: OneHand = "right") -> Action:
         """Grab ``item`` and carry it at the side, the arm bent a little (Hold, VIII)."""
         return self._grab("hold", item, hand, carry=True)
 
@@ -252,7 +265,8 @@ class Character(Body):
         if item.id != self.id:
             self.world.events.emit("grab", agent=self.name, object=item.name, hand=hand)
 
-    def release(self, hand: str = "both") -> None:
+    @command
+    def release(self, hand: Hand = "both") -> None:
         """Let go with ``hand`` (or both): the grab links go, the arm hangs free."""
         for side in hands_of(hand) if hand in ("left", "right", "both") else ():
             self.motor.stop(self, side, f"{self.name} let go")
@@ -269,6 +283,7 @@ class Character(Body):
             if item != self.name:
                 self.world.events.emit("release", agent=self.name, object=item, hand=side)
 
+    @command
     def hug(self, partner: Target, seconds: float = 3.0) -> Action:
         """Go to ``partner``, reach, and when its torso touches ours join the hands behind it
         (Horswill VII.C); succeeds when the hands join, lets go after ``seconds``."""
@@ -285,6 +300,7 @@ class Character(Body):
         task = Hug(self, self._action("hug"), body, float(seconds))
         return self.motor.start_hands(self, hands, task)
 
+    @command
     def grapple(self, opponent: Target, seconds: float = 3.0) -> Action:
         """Close in on ``opponent`` and bash it with the arms for ``seconds`` once within
         arm's length (Horswill VII.C): shoving, punching, wrestling; it hurts."""
@@ -302,6 +318,7 @@ class Character(Body):
         return self.motor.start_hands(self, hands, task)
 
     # ------------------------------------------------------------------ whole body
+    @command
     def go_limp(self) -> None:
         """Turn motor control off: the character collapses as a rag doll."""
         for channel in ("legs", "gaze"):
@@ -311,6 +328,7 @@ class Character(Body):
         t["mode"][r] = PASSIVE
         self.world.unlock_nodes(self.nodes)
 
+    @command
     def stand(self) -> None:
         """Turn motor control back on where the figure is (it pushes itself up if it can)."""
         t, r = self._table, self._row
@@ -318,6 +336,18 @@ class Character(Body):
             t["walk_cmd"][r] = 0.0
             t["swing"][r] = 0
         t["mode"][r] = STAND
+
+    @command
+    def status(self) -> Json:
+        """What the character is doing: mode, where (hips, m), heading (rad), walk velocity
+        (m/s), whether it stands upright, its pain (J), what its hands hold and its running
+        actions."""
+        return {"mode": self.mode, "hips": [round(float(x), 4) for x in self.hips],
+                "heading": round(self.heading, 4),
+                "walking": [round(float(x), 4) for x in self.walk_velocity],
+                "upright": self.upright, "pain": round(self.pain, 4),
+                "holding": {h: self.gripped(h) for h in ("left", "right")},
+                "actions": [a.name for a in self.actions]}
 
     def __repr__(self) -> str:
         if not self.alive:
@@ -343,3 +373,7 @@ add_character.__signature__ = inspect.Signature([
     inspect.Parameter("control", inspect.Parameter.KEYWORD_ONLY, default=True,
                       annotation="bool"),
 ], return_annotation="Body")
+
+
+register_handle("humanoid", Character,
+                factory=lambda world, body: world.body(body.name))
