@@ -43,8 +43,8 @@ def _new_goals(world: World, which: np.ndarray) -> None:
     table = world.motor.table
     n = int(which.sum())
     side = int(np.ceil(np.sqrt(len(which)))) * SPACING
-    here = table["goal"][which] if table["goal_on"][which].any() else np.zeros((n, 3))
-    goal = here + world.rng.uniform(-4.0, 4.0, size=(n, 3))
+    hips = world.node_pos[table["node"][which][:, [10, 13]]].mean(axis=1)
+    goal = hips + world.rng.uniform(-4.0, 4.0, size=(n, 3))
     goal[:, 1] = 0.0
     goal[:, [0, 2]] = np.clip(goal[:, [0, 2]], 0.0, side)
     table["goal"][which] = goal
