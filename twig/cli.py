@@ -73,6 +73,10 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--seed", type=int, default=None, help="override the scene's seed")
     serve.add_argument("--speed", type=float, default=1.0, help="times real time")
     serve.add_argument("--paused", action="store_true", help="start paused")
+    serve.add_argument("--view", action="store_true",
+                       help="also serve the live viewer; its command box talks to the world")
+    serve.add_argument("--view-port", type=int, default=8080, metavar="PORT",
+                       help="port of the live viewer (default 8080, the next free one if taken)")
     replay = sub.add_parser("replay", help="replay a session recorded by twig serve --record")
     replay.add_argument("file", help="the record (JSON Lines)")
 
@@ -209,7 +213,8 @@ def _script_command(args: argparse.Namespace) -> int:
 
         serve_forever(args.scene, host=args.host, port=args.port,
                       ws_port=None if args.ws_port < 0 else args.ws_port, token=args.token,
-                      record=args.record, seed=args.seed, speed=args.speed, paused=args.paused)
+                      record=args.record, seed=args.seed, speed=args.speed, paused=args.paused,
+                      view_port=args.view_port if args.view else None)
         return 0
     from twig.server import replay
 
