@@ -60,6 +60,10 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script.add_argument("--seconds", type=float, default=600.0,
                         help="give up after this many simulated seconds (default 600)")
     script.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
+    script.add_argument("--bvh", metavar="FILE", help="write each humanoid's motion to BVH")
+    script.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
+    script.add_argument("--bvh-fps", metavar="FPS", type=float, help="BVH frame rate")
+    script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
     commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
     commands.add_argument("--json", action="store_true",
                           help="JSON Schema of every command, as tools for planners and agents")
@@ -200,7 +204,19 @@ def _script_command(args: argparse.Namespace) -> int:
     if args.command == "script":
         from twig.script.runner import script_main
 
-        return script_main(args.file, args.scene, args.seed, args.seconds, args.npz, console())
+        out = console()
+
+        def exports(recording, stage):
+            if not (args.bvh or args.gltf):
+                return recording if args.npz else None
+            if stage == "check":
+                _check_exports(args, recording)
+            else:
+                _export(args, recording, out)
+            return recording
+
+        return script_main(args.file, args.scene, args.seed, args.seconds, args.npz, out,
+                           exports)
     if args.command == "commands":
         import json
 
