@@ -62,7 +62,7 @@ K_CENTRE = 2.5              # standing: pelvis velocity per metre off the feet's
 K_VEL = 12.0                # pelvis ground velocity loop
 A_MAX = 8.0                 # most horizontal acceleration the posture gives, m/s^2
 K_UPRIGHT, D_UPRIGHT = 150.0, 18.0
-K_YAW, D_YAW = 400.0, 40.0   # rad/s^2 per rad, per rad/s
+K_YAW, D_YAW = 800.0, 60.0   # rad/s^2 per rad, per rad/s
 K_HEAD, D_HEAD = 200.0, 20.0
 K_SPINE, D_SPINE = 300.0, 25.0   # chest held on the pelvis-neck line
 K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
@@ -74,7 +74,7 @@ WALK_CROUCH = 0.05          # hip lowered by this fraction of the leg at 1.3 m/s
 REACH_FRACTION = 0.985      # a planted leg steps before it straightens beyond this
 SWING_FRACTION = 0.8        # of the step period spent in the air (rest: double support)
 CLEARANCE = 0.07            # swing height, m per adult m (plus speed)
-SWING_IMPULSE = 0.0         # hand and elbow speed given per m/s of walking, m/s
+SWING_IMPULSE = 0.6         # hand and elbow speed given per m/s of walking, m/s
 STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place, m per adult m
 SHOULDER_LIMIT = 0.5 * math.pi
 
