@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -18,14 +18,21 @@ from numpy.typing import ArrayLike
 from twig.action import Action
 from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
+from twig.commands import Json, Vector, command, register_handle
+from twig.errors import UnknownNameError
+from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
 from twig.motor.locomotion import LookAt, TurnTo, WalkTo
-from twig.motor.state import PASSIVE, STAND
-from twig.motor.targets import Target, TargetError, resolve
+from twig.motor.state import HAND_FREE, PASSIVE, STAND
+from twig.motor.targets import Target, TargetError, resolve, target_body
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_points
 
 if TYPE_CHECKING:
     from twig.motor.system import MotorSystem
+
+
+Hand = Literal["left", "right", "both"]
+OneHand = Literal["left", "right"]
 
 
 class Character(Body):
@@ -96,6 +103,21 @@ class Character(Body):
         return self.motor.running(self)
 
     @property
+    def scale(self) -> float:
+        """Size relative to the 1.75 m adult."""
+        return float(self._table["scale"][self._row])
+
+    @property
+    def arm_length(self) -> float:
+        """Shoulder to elbow to hand, metres."""
+        return float(self._table["arm"][self._row])
+
+    def gripped(self, hand: str) -> str | None:
+        """Name of what the ``"left"`` or ``"right"`` hand holds (a grab link), or None."""
+        grip = self.motor.grips.get((self.id, hand))
+        return None if grip is None else grip[1]
+
+    @property
     def upright(self) -> bool:
         """Whether the figure stands: hips above 60 % of the leg length, torso within 45
         degrees of vertical."""
@@ -104,16 +126,17 @@ class Character(Body):
         return bool(self.hips[1] > 0.6 * leg and frame.up[1] > math.cos(math.radians(45)))
 
     # ------------------------------------------------------------------ legs
-    def walk_to(self, target: Target, speed: float = 1.3, distance: float = 0.1) -> Action:
-        """Walk until the hips are within ``distance`` m of ``target`` (a point, a body or a
-        name; a moving body is followed), at up to ``speed`` m/s; then stop."""
+    @command
+    def walk_to(self, place: Target, speed: float = 1.3, distance: float = 0.1) -> Action:
+        """Walk until the hips are within ``distance`` m of ``place`` (a point, an object or
+        its name; a moving object is followed), at up to ``speed`` m/s; then stop."""
         name = "walk-to"
         if not (isinstance(speed, int | float) and 0.05 <= speed <= 6.0):
             return self._failed(name, f"speed must be 0.05 to 6 m/s, got {speed!r}")
         if not (isinstance(distance, int | float) and distance >= 0.05):
             return self._failed(name, f"distance must be at least 0.05 m, got {distance!r}")
         try:
-            where, _ = resolve(self.world, target)
+            where, _ = resolve(self.world, place)
         except TargetError as e:
             return self._failed(name, str(e))
         if self.mode != "standing":
@@ -121,7 +144,8 @@ class Character(Body):
         task = WalkTo(self, self._action(name), where, float(speed), float(distance))
         return self.motor.start(self, "legs", task)
 
-    def walk(self, velocity: tuple[float, float, float]) -> None:
+    @command
+    def walk(self, velocity: Vector) -> None:
         """Walk with this ground velocity (m/s; y ignored) until told otherwise."""
         v = as_points(velocity, "velocity").reshape(3)
         self.motor.stop(self, "legs", "replaced by walk")
@@ -130,24 +154,26 @@ class Character(Body):
         t["goal_on"][r] = False
         t["face_on"][r] = False
 
+    @command
     def stop(self) -> None:
         """Stop walking (the feet come under the body)."""
         self.walk((0.0, 0.0, 0.0))
 
-    def turn_to(self, target: Target | float) -> Action:
-        """Turn on the spot to face ``target`` (a heading in radians about +y, 0 = +z, or
-        something to face: a point, a body, a name)."""
+    @command
+    def turn_to(self, toward: Target) -> Action:
+        """Turn on the spot to face ``toward``: a heading in radians about +y (0 faces +z), or
+        something to face (a point, an object, a name)."""
         name = "turn-to"
-        if isinstance(target, int | float) and not isinstance(target, bool):
-            if not math.isfinite(target):
-                return self._failed(name, f"heading must be finite, got {target!r}")
-            heading = float(target)
+        if isinstance(toward, int | float) and not isinstance(toward, bool):
+            if not math.isfinite(toward):
+                return self._failed(name, f"heading must be finite, got {toward!r}")
+            heading = float(toward)
 
             def want() -> float:
                 return heading
         else:
             try:
-                where, _ = resolve(self.world, target)
+                where, _ = resolve(self.world, toward)
             except TargetError as e:
                 return self._failed(name, str(e))
 
@@ -159,31 +185,150 @@ class Character(Body):
         return self.motor.start(self, "legs", TurnTo(self, self._action(name), want))
 
     # ------------------------------------------------------------------ gaze
-    def look_at(self, target: Target | None) -> Action:
-        """Point the face at ``target`` (followed as it moves) and turn the shoulders toward
-        it, at most 90 degrees from the pelvis; ``None`` looks where the body goes."""
+    @command
+    def look_at(self, at: Target | None = None) -> Action:
+        """Point the face at ``at`` (followed as it moves) and turn the shoulders toward it,
+        at most 90 degrees from the pelvis; nothing looks where the body goes."""
         name = "look-at"
-        if target is None:
+        if at is None:
             self.motor.stop(self, "gaze", "looking ahead")
             self._table["gaze_on"][self._row] = False
             action = self._action(name)
             action.succeed()
             return action
         try:
-            where, _ = resolve(self.world, target)
+            where, _ = resolve(self.world, at)
         except TargetError as e:
             return self._failed(name, str(e))
         return self.motor.start(self, "gaze", LookAt(self, self._action(name), where))
 
+    # ------------------------------------------------------------------ arms
+    def _hands(self, name: str, hand: str) -> tuple[tuple[str, ...], Action | None]:
+        if hand not in ("left", "right", "both"):
+            return (), self._failed(name, f"hand must be left, right or both, got {hand!r}")
+        if self.mode == "limp":
+            return (), self._failed(name, f"{self.name} is limp")
+        return hands_of(hand), None
+
+    @command
+    def reach(self, at: Target | None = None, hand: Hand = "right") -> Action:
+        """Reach with ``hand`` (``"left"``, ``"right"`` or ``"both"``) to a point or object
+        (followed as it moves), or, with no target, straight out in front of the shoulders
+        (Horswill VII.C). Succeeds with the hand within 5 cm; the arm stays out until another
+        arm command or :meth:`release`."""
+        hands, failed = self._hands("reach", hand)
+        if failed:
+            return failed
+        where = None
+        if at is not None:
+            try:
+                where, _ = resolve(self.world, at)
+            except TargetError as e:
+                return self._failed("reach", str(e))
+        return self.motor.start_hands(self, hands, Reach(self, self._action("reach"), hands,
+                                                         where))
+
+    @command
+    def grab(self, item: Target, hand: OneHand = "right") -> Action:
+        """Reach for ``item`` (an object, or one node ``"clipboard/clip"``) and grasp it with a
+        zero-length link from the hand (Horswill VI.C): it then swings from the hand like a
+        ball joint and follows where the character goes."""
+        return self._grab("grab", item, hand, carry=False)
+
+    @command
+    def hold(self, item: Target, hand: OneHand = "right") -> Action:
+        """Grab ``item`` and carry it at the side, the arm bent a little (Hold, VIII)."""
+        return self._grab("hold", item, hand, carry=True)
+
+    def _grab(self, name: str, item: Target, hand: str, carry: bool) -> Action:
+        if hand not in ("left", "right"):
+            return self._failed(name, f"hand must be left or right, got {hand!r}")
+        hands, failed = self._hands(name, hand)
+        if failed:
+            return failed
+        try:
+            body = target_body(self.world, item)
+            node = self.world.node_index(item) if isinstance(item, str) and "/" in item \
+                else None
+        except (TargetError, UnknownNameError) as e:
+            return self._failed(name, str(e))
+        if body.id == self.id:
+            return self._failed(name, f"{self.name} cannot {name} itself")
+        self.release(hand)
+        task = Grab(self, self._action(name), hand, body, node, carry)
+        return self.motor.start_hands(self, hands, task)
+
+    def _grip(self, hand: str, node: int, item: Body) -> None:
+        """Link ``hand`` to ``node`` of ``item`` (a zero-length link) and say so."""
+        link = self.world.add_link(self.node(f"{hand[0]}_hand"), node, grab=True)
+        self.motor.grips[(self.id, hand)] = (link, item.name)
+        if item.id != self.id:
+            self.world.events.emit("grab", agent=self.name, object=item.name, hand=hand)
+
+    @command
+    def release(self, hand: Hand = "both") -> None:
+        """Let go with ``hand`` (or both): the grab links go, the arm hangs free."""
+        for side in hands_of(hand) if hand in ("left", "right", "both") else ():
+            self.motor.stop(self, side, f"{self.name} let go")
+            self._table["hand_mode"][self._row, SIDES[side]] = HAND_FREE
+            self._ungrip(side)
+
+    def _ungrip(self, side: str) -> None:
+        """Remove the ``side`` hand's grab link, if any, and say so."""
+        grip = self.motor.grips.pop((self.id, side), None)
+        if grip is not None:
+            link, item = grip
+            if link.alive:
+                link.remove()
+            if item != self.name:
+                self.world.events.emit("release", agent=self.name, object=item, hand=side)
+
+    @command
+    def hug(self, partner: Target, seconds: float = 3.0) -> Action:
+        """Go to ``partner``, reach, and when its torso touches ours join the hands behind it
+        (Horswill VII.C); succeeds when the hands join, lets go after ``seconds``."""
+        try:
+            body = target_body(self.world, partner)
+        except TargetError as e:
+            return self._failed("hug", str(e))
+        if body.id == self.id:
+            return self._failed("hug", f"{self.name} cannot hug itself")
+        hands, failed = self._hands("hug", "both")
+        if failed:
+            return failed
+        self.release()
+        task = Hug(self, self._action("hug"), body, float(seconds))
+        return self.motor.start_hands(self, hands, task)
+
+    @command
+    def grapple(self, opponent: Target, seconds: float = 3.0) -> Action:
+        """Close in on ``opponent`` and bash it with the arms for ``seconds`` once within
+        arm's length (Horswill VII.C): shoving, punching, wrestling; it hurts."""
+        try:
+            body = target_body(self.world, opponent)
+        except TargetError as e:
+            return self._failed("grapple", str(e))
+        if body.id == self.id:
+            return self._failed("grapple", f"{self.name} cannot grapple itself")
+        hands, failed = self._hands("grapple", "both")
+        if failed:
+            return failed
+        self.release()
+        task = Grapple(self, self._action("grapple"), body, float(seconds))
+        return self.motor.start_hands(self, hands, task)
+
     # ------------------------------------------------------------------ whole body
+    @command
     def go_limp(self) -> None:
         """Turn motor control off: the character collapses as a rag doll."""
-        for channel in ("legs", "gaze", "left", "right"):
+        for channel in ("legs", "gaze"):
             self.motor.stop(self, channel, f"{self.name} went limp")
+        self.release()
         t, r = self._table, self._row
         t["mode"][r] = PASSIVE
         self.world.unlock_nodes(self.nodes)
 
+    @command
     def stand(self) -> None:
         """Turn motor control back on where the figure is (it pushes itself up if it can)."""
         t, r = self._table, self._row
@@ -191,6 +336,18 @@ class Character(Body):
             t["walk_cmd"][r] = 0.0
             t["swing"][r] = 0
         t["mode"][r] = STAND
+
+    @command
+    def status(self) -> Json:
+        """What the character is doing: mode, where (hips, m), heading (rad), walk velocity
+        (m/s), whether it stands upright, its pain (J), what its hands hold and its running
+        actions."""
+        return {"mode": self.mode, "hips": [round(float(x), 4) for x in self.hips],
+                "heading": round(self.heading, 4),
+                "walking": [round(float(x), 4) for x in self.walk_velocity],
+                "upright": self.upright, "pain": round(self.pain, 4),
+                "holding": {h: self.gripped(h) for h in ("left", "right")},
+                "actions": [a.name for a in self.actions]}
 
     def __repr__(self) -> str:
         if not self.alive:
@@ -216,3 +373,7 @@ add_character.__signature__ = inspect.Signature([
     inspect.Parameter("control", inspect.Parameter.KEYWORD_ONLY, default=True,
                       annotation="bool"),
 ], return_annotation="Body")
+
+
+register_handle("humanoid", Character,
+                factory=lambda world, body: world.body(body.name))

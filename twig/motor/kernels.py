@@ -33,6 +33,7 @@ from numba import njit
 from twig.motor.state import (
     CHEST,
     HAND_DRIVE,
+    HAND_PULL,
     HEAD,
     L_ELBOW,
     L_FOOT,
@@ -64,6 +65,7 @@ K_UPRIGHT, D_UPRIGHT = 150.0, 18.0
 K_YAW, D_YAW = 400.0, 40.0   # rad/s^2 per rad, per rad/s
 K_HEAD, D_HEAD = 200.0, 20.0
 K_SPINE, D_SPINE = 300.0, 25.0   # chest held on the pelvis-neck line
+K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
 K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
 LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
@@ -146,8 +148,8 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
 
 @njit(cache=True)
 def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
-               node, scale, leg, arm, head_len, foot_r, m_support, mode, walk, goal, goal_on,
-               goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, hand_mode,
+               node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
+               goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, crouch, bend, hand_mode,
                hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
                swing_to, support, breath, arrived, heading, yaw_error, hand_dist, steps,
                gaze_dir, dt):
@@ -164,15 +166,18 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
         _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
               foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
               swing_from[c], swing_to[c], support, steps, hand_mode[c], c, dt)
-        _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], foot_r[c], m_support[c],
+        _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
+                 m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
-                 support, heading, yaw_error, c, dt)
+                 crouch[c], bend[c], support, heading, yaw_error, c, dt)
         _head(pos, prev, acc, inv_mass, nd, head_len[c], walk_cmd[c], face[c], face_on[c],
               gaze[c], gaze_on[c], gaze_dir[c], dt)
         for k in range(2):
             if hand_mode[c, k] == HAND_DRIVE:
                 _hand(pos, flags, move_target, move_time, nd, k, arm[c], hand_target[c, k],
                       hand_speed[c, k], hand_dist, c, dt)
+            elif hand_mode[c, k] == HAND_PULL:
+                _pull_hand(pos, prev, acc, flags, nd, k, hand_target[c, k], hand_dist, c, dt)
         breath[c] += dt * 2.0 * math.pi * (0.25 + 0.15 * math.sqrt(
             walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2))
 
@@ -212,8 +217,9 @@ def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arr
 
 
 @njit(cache=True)
-def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mode, wv, face,
-             face_on, gaze, gaze_on, seat, support, heading, yaw_error, c, dt):
+def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_support, mode, wv,
+             face,
+             face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error, c, dt):
     """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
     mg = 0.0
@@ -244,8 +250,8 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mod
     if mode == SIT:
         target = seat[1]
     else:
-        crouch = WALK_CROUCH * min(speed / 1.3, 1.5)
-        target = foot_r + leg * (STAND_FRACTION - crouch)
+        target = foot_r + leg * (STAND_FRACTION - WALK_CROUCH * min(speed / 1.3, 1.5))
+        target -= crouch
     ay = 0.0
     if supported:
         ay = (K_HEIGHT * (target - hip_y) - D_HEIGHT * vy + GRAVITY) * ratio
@@ -277,7 +283,8 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mod
     _push(acc, lh, 0.0, lev, 0.0)
     _push(acc, rh, 0.0, -lev * inv_mass[rh] / inv_mass[lh], 0.0)
     _spine(pos, prev, acc, inv_mass, nd, dt)
-    _upright(pos, prev, acc, inv_mass, nd, s, wv, mg, cx, cz, vx, vz, dt)
+    _upright(pos, prev, acc, inv_mass, nd, s, wv, bend * math.sin(heading[c]),
+             bend * math.cos(heading[c]), torso, mg, cx, hip_y, cz, vx, vy, vz, dt)
     # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
     pel_yaw = _yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
     if face_on:
@@ -330,35 +337,45 @@ def _spine(pos, prev, acc, inv_mass, nd, dt):
 
 
 @njit(cache=True)
-def _upright(pos, prev, acc, inv_mass, nd, s, wv, mg, cx, cz, vx, vz, dt):
-    """Shoulders held over the pelvis, leaning into the walk ("sitting up", VII.B), by forces
-    on the neck and shoulders with the opposite force on the pelvis group."""
+def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz, vx, vy, vz,
+             dt):
+    """Shoulders held above the hips, leaning into the walk ("sitting up", VII.B) and bent
+    forward by ``(bx, bz)`` metres (reaching down), by forces on the neck and shoulders with
+    the opposite force on the pelvis group. The target is a point ``torso`` metres above the
+    hips (less when bent), so a torso that has toppled is lifted back, not just centred."""
     top = (nd[NECK], nd[L_SHOULDER], nd[R_SHOULDER])
     mt = 0.0
-    sx = sz = svx = svz = 0.0
+    sx = sy = sz = svx = svy = svz = 0.0
     for i in top:
         m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
         mt += m
         sx += m * pos[i, 0]
+        sy += m * pos[i, 1]
         sz += m * pos[i, 2]
         v = _vel(pos, prev, i, dt)
         svx += m * v[0]
+        svy += m * v[1]
         svz += m * v[2]
     if mt == 0.0:
         return
     sx /= mt
+    sy /= mt
     sz /= mt
     svx /= mt
+    svy /= mt
     svz /= mt
-    tx = cx + LEAN * s * wv[0]
-    tz = cz + LEAN * s * wv[2]
+    tx = cx + LEAN * s * wv[0] + bx
+    tz = cz + LEAN * s * wv[2] + bz
+    ahead = math.sqrt((tx - cx) ** 2 + (tz - cz) ** 2)
+    ty = cy + math.sqrt(max(torso * torso - ahead * ahead, 0.25 * torso * torso))
     ax = K_UPRIGHT * (tx - sx) - D_UPRIGHT * (svx - vx)
+    ay = K_UPRIGHT * (ty - sy) - D_UPRIGHT * (svy - vy)
     az = K_UPRIGHT * (tz - sz) - D_UPRIGHT * (svz - vz)
     for i in top:
-        _push(acc, i, ax, 0.0, az)
+        _push(acc, i, ax, ay, az)
     r = mt / mg
     for i in (nd[PELVIS], nd[L_HIP], nd[R_HIP]):
-        _push(acc, i, -ax * r, 0.0, -az * r)
+        _push(acc, i, -ax * r, -ay * r, -az * r)
 
 
 @njit(cache=True)
@@ -427,7 +444,7 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, target, speed, hand_di
     oy = target[1] - pos[sh, 1]
     oz = target[2] - pos[sh, 2]
     ol = math.sqrt(ox * ox + oy * oy + oz * oz)
-    reach = 0.98 * arm
+    reach = 0.92 * arm  # short of straight: a driven hand must not haul the body after it
     if ol > reach:
         ox *= reach / ol
         oy *= reach / ol
@@ -449,6 +466,29 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, target, speed, hand_di
     ex = target[0] - pos[hd, 0] - dx
     ey = target[1] - pos[hd, 1] - dy
     ez = target[2] - pos[hd, 2] - dz
+    hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
+
+
+@njit(cache=True)
+def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
+    """Pull hand ``k`` toward its target with a damped spring (at most 40 m/s^2), releasing
+    any set-point move it had: the hand is dynamic and slides around obstacles."""
+    hd = nd[L_HAND] if k == 0 else nd[R_HAND]
+    if flags[hd] & MOVING:
+        flags[hd] &= ~MOVING
+    v = _vel(pos, prev, hd, dt)
+    ax = K_HAND * (target[0] - pos[hd, 0]) - D_HAND * v[0]
+    ay = K_HAND * (target[1] - pos[hd, 1]) - D_HAND * v[1] + GRAVITY
+    az = K_HAND * (target[2] - pos[hd, 2]) - D_HAND * v[2]
+    a = math.sqrt(ax * ax + ay * ay + az * az)
+    if a > 40.0:
+        ax *= 40.0 / a
+        ay *= 40.0 / a
+        az *= 40.0 / a
+    _push(acc, hd, ax, ay, az)
+    ex = target[0] - pos[hd, 0]
+    ey = target[1] - pos[hd, 1]
+    ez = target[2] - pos[hd, 2]
     hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
 
 

@@ -4,8 +4,8 @@ that gives the current target point each tick (a walk toward a rolling ball foll
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Union
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,9 +14,10 @@ from twig.errors import TwigError, UnknownNameError
 if TYPE_CHECKING:
     from twig.physics import Body, PhysicsWorld
 
-Target = Union[Sequence[float], np.ndarray, "Body", str]
-"""A point ``(x, y, z)`` in metres, a body, a body name (``"ball"``) or a node name
-(``"kid/l_hand"``)."""
+Target = Any
+"""What a command aims at: a point ``(x, y, z)`` in metres, a body, a body name (``"ball"``)
+or a node name (``"kid/l_hand"``); anything else fails the command with a reason (scripts pass
+names and vectors, so the type is checked here, not by the command registry)."""
 
 
 class TargetError(TwigError):

@@ -45,7 +45,7 @@ from twig.physics.collision.response import (
 )
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.collision.sleep import wake_body
-from twig.physics.flags import ASLEEP, GROUNDED
+from twig.physics.flags import ASLEEP, GROUNDED, MOVING
 
 CAPSULE = 0
 """Volume kind: a capsule on nodes 0-1 (a sphere when both are the same node)."""
@@ -123,14 +123,23 @@ def set_capsule_coefs(t, pair_f, q, slot):
 @njit(cache=True)
 def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, dt):
     """Approach speed (m/s, > 0 when closing) and kinetic energy (J) of contact ``q`` along
-    ``n``, from this tick's displacements of the contact points and the true masses."""
+    ``n``, from this tick's displacements of the contact points and the true masses. A side
+    driven by set-point moves (a punching hand, a kicking foot: muscles behind it) counts as
+    immovable, so the energy is what the struck side takes."""
     ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
     bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
     speed = -((ax - bx) * nx + (ay - by) * ny + (az - bz) * nz) / dt
-    s = (side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny,
-                           nz, False)
-         + side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_f, q, 1, -nx,
-                             -ny, -nz, False))
+    s = 0.0
+    for side in range(2):
+        driven = True
+        for k in range(4):
+            if pair_f[q, COEF_A + 4 * side + k] != 0.0 and not flags[pair_i[q, 4 * side + k]] \
+                    & MOVING:
+                driven = False
+        if not driven:
+            sign = 1.0 - 2.0 * side
+            s += side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+                                   side, sign * nx, sign * ny, sign * nz, False)
     if speed <= 0.0 or s <= 0.0:
         return max(speed, 0.0), 0.0
     return speed, 0.5 * speed * speed / s
