@@ -18,6 +18,7 @@ from twig.behavior.selection import Behavior, Selector
 from twig.errors import TwigError
 
 if TYPE_CHECKING:
+    from twig.action import Action
     from twig.behavior.system import BehaviorSystem
     from twig.motor import Character
 
@@ -25,6 +26,10 @@ Contact = Literal["reach", "hug", "grapple", "kick"]
 """What the approach does on arrival: the arm controls it forwards to (reach, hug, grapple;
 Horswill IX.A) or a kick of the ball."""
 CONTACTS = ("reach", "hug", "grapple", "kick")
+HOLD_REACH = 1.0
+"""A carried object that was let go is picked up again when this close, m."""
+HOLD_RETRY = 3.0
+"""Seconds between attempts to pick it up."""
 
 
 @dataclass
@@ -48,6 +53,9 @@ class ApproachRequest:
         Start the contact command this much beyond ``distance``, m.
     speed
         Walking speed limit, m/s (the attraction's saturation).
+    options
+        Keyword arguments of the contact command (``toward`` of a kick, ``seconds`` of a
+        hug).
     pause
         Stand still this tick (looking back at the parent).
     """
@@ -59,6 +67,7 @@ class ApproachRequest:
     contact: Contact | None = None
     within: float = 0.25
     speed: float = 1.2
+    options: dict | None = None
     pause: bool = False
 
 
@@ -96,8 +105,8 @@ class Agent:
         self.pain_source = ""
         self.pain_point = np.zeros(3)
         self.carried: set[str] = set()
-        self.soothing = False
-        self._started = False
+        self._hold: Action | None = None
+        self._hold_retry = -math.inf
 
     # ------------------------------------------------------------------ reading the world
     @property
@@ -193,16 +202,28 @@ class Agent:
     def decide(self, now: float) -> None:
         """The decide stage for this character: each level, top down, picks its winner and
         runs its hooks; switches become ``behavior`` events."""
-        if not self._started:
-            self._started = True
-            if self.carry is not None:
-                self.character.hold(self.carry[0], hand=self.carry[1])
+        if self.carry is not None:
+            self._keep_carrying(now)
         self.request = None
         events = self.system.world.events
         for level in self.levels:
             if level.tick(self, now):
                 events.emit("behavior", agent=self.name, behavior=level.current.name,
                             level=level.name)
+
+    def _keep_carrying(self, now: float) -> None:
+        """Hold the carried object (the kid's doll); pick it up again when it was let go (a
+        hug needs both hands) and lies within reach, unless the arms are busy."""
+        item, hand = self.carry
+        if item in self.carried or now < self._hold_retry:
+            return
+        if self._hold is not None and not self._hold.done:
+            return
+        busy = [a for a in self.character.actions if a.name in ("hug", "grapple", "kick")]
+        if busy or self.distance_to(item) > HOLD_REACH:
+            return
+        self._hold = self.character.hold(item, hand=hand)
+        self._hold_retry = now + HOLD_RETRY
 
     def __repr__(self) -> str:
         return f"<Agent {self.name!r} {self.behaviors()}>"

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from twig.commands import Json, command, register_handle
+from twig.commands import Json, command
 from twig.motor import Character
 from twig.physics import Body, PhysicsWorld
 from twig.view.providers import Segments, add_inspector, add_overlay
@@ -103,10 +103,8 @@ def gaze_segments(world: PhysicsWorld) -> Segments | None:
 
 
 def install() -> None:
-    """Add ``Character.behavior``, the command handle for humanoids and the viewer
-    providers (idempotent)."""
+    """Add ``Character.behavior`` and the viewer providers (idempotent)."""
     Character.behavior = property(current_behavior, doc=current_behavior.__doc__)
-    register_handle("humanoid", Character, lambda world, body: world.body(body.name))
     add_inspector("behaviour", behaviour_fields)
     add_overlay("walk vectors", walk_segments, color=(0, 160, 60))
     add_overlay("gaze lines", gaze_segments, color=(0, 120, 255))

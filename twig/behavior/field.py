@@ -1,12 +1,9 @@
 """The approach field: a walk vector from attraction to a target and repulsion from obstacles
 (Horswill 2009, section IX.A, eq. 6), for many characters at once.
 
-.. math::
-
-    \\mathbf w = \\mathbf a + \\mathbf r, \\qquad
-    \\mathbf a = \\mathbf p_{target} - \\mathbf p_{character} + d\\,\\mathbf d, \\qquad
-    \\mathbf r = \\sum_{o \\ne target} c\\,
-        \\frac{\\mathbf v_o + \\mathbf v_o \\times \\mathbf e_{up}}{\\max(d_{min}, \\|\\mathbf v_o\\|^2)}
+    w = a + r
+    a = p_target - p_character + d * dir                        (saturated)
+    r = sum over o != target of  c * (v_o + v_o x e_up) / max(d_min, |v_o|^2)
 
 with ``v_o`` the character's offset from obstacle ``o``. The cross product with up is the curl
 term that pushes characters *around* obstacles instead of into the local minimum in front of
@@ -52,9 +49,9 @@ class FieldParams:
 
     gain: float = 1.5
     saturation: float = 1.2
-    c: float = 0.12
+    c: float = 0.2
     d_min: float = 0.04
-    cutoff: float = 2.5
+    cutoff: float = 3.0
     curl: float = 1.0
     max_speed: float = 1.6
 

@@ -77,7 +77,7 @@ class PlayBall(Behavior):
         pause = looking not in (None, self.ball) and agent.anxiety > 0.2
         agent.approach(self.ball, self.activation(agent), distance=0.3,
                        direction=tuple(back), contact="kick", within=0.15,
-                       speed=self.speed, pause=pause)
+                       speed=self.speed, options={"toward": tuple(self.aim)}, pause=pause)
 
     def _new_aim(self, agent: Agent, ball: np.ndarray) -> np.ndarray:
         """A random point of the play area at least 2 m from the ball (world.rng)."""

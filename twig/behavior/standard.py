@@ -127,7 +127,7 @@ class Approach(Behavior):
         if self.contact is not None:
             if self.contact_key != (r.target, r.contact):
                 self._end_contact(agent)
-            elif not self.contact.done or self.contact.succeeded and r.contact != "kick":
+            elif not self.contact.done or (self.contact.succeeded and r.contact != "kick"):
                 return  # the arms (or the hug's own docking) are at work, or holding on
             else:
                 self.last_contact, self.contact = self.contact, None
@@ -143,7 +143,8 @@ class Approach(Behavior):
         r = agent.request
         if r.contact is not None and gap <= r.distance + r.within and now >= self.retry_at:
             walk(agent, np.zeros(3))
-            self.contact = getattr(agent.character, r.contact)(r.target)
+            command = getattr(agent.character, r.contact)
+            self.contact = command(r.target, **(r.options or {}))
             self.contact_key = (r.target, r.contact)
             return
         walk(agent, velocity)
