@@ -16,12 +16,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.action import Action
+from twig.bodies.charts import atlas
 from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
 from twig.commands import Json, Vector, command, register_handle
 from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
-from twig.motor.locomotion import LookAt, TurnTo, WalkTo
+from twig.motor.gestures import GestureError, Play, load_gesture
+from twig.motor.locomotion import Kick, LookAt, Sit, StandUp, TurnTo, WalkTo
 from twig.motor.state import HAND_FREE, PASSIVE, STAND
 from twig.motor.targets import Target, TargetError, resolve, target_body
 from twig.physics import Body, PhysicsWorld
@@ -184,6 +186,42 @@ class Character(Body):
             return self._failed(name, f"{self.name} is {self.mode}")
         return self.motor.start(self, "legs", TurnTo(self, self._action(name), want))
 
+    @command
+    def kick(self, ball: Target, toward: Vector | None = None) -> Action:
+        """Walk up behind ``ball`` and kick it (toward a point, else straight on): the foot
+        swings through it at speed. Succeeds when the kicking foot is back down."""
+        try:
+            body = target_body(self.world, ball)
+        except TargetError as e:
+            return self._failed("kick", str(e))
+        if self.mode != "standing":
+            return self._failed("kick", f"{self.name} is {self.mode}")
+        aim = None if toward is None else as_points(toward, "toward").reshape(3)
+        return self.motor.start(self, "legs", Kick(self, self._action("kick"), body, aim))
+
+    @command
+    def sit(self, chair: Target | None = None) -> Action:
+        """Sit down: on ``chair``'s seat (walking to its front and turning round first) or,
+        with no chair, on the ground where the character stands."""
+        seat = None
+        if chair is not None:
+            try:
+                seat = target_body(self.world, chair)
+                atlas(seat)["seat"]
+            except (TargetError, KeyError):
+                return self._failed("sit", f"{chair!r} is not something to sit on "
+                                           "(it needs a 'seat' chart, as a chair has)")
+        if self.mode != "standing":
+            return self._failed("sit", f"{self.name} is {self.mode}")
+        return self.motor.start(self, "legs", Sit(self, self._action("sit"), seat))
+
+    @command
+    def stand_up(self) -> Action:
+        """Get up from sitting; succeeds once standing upright."""
+        if self.mode == "limp":
+            return self._failed("stand-up", f"{self.name} is limp")
+        return self.motor.start(self, "legs", StandUp(self, self._action("stand-up")))
+
     # ------------------------------------------------------------------ gaze
     @command
     def look_at(self, at: Target | None = None) -> Action:
@@ -316,6 +354,29 @@ class Character(Body):
         self.release()
         task = Grapple(self, self._action("grapple"), body, float(seconds))
         return self.motor.start_hands(self, hands, task)
+
+    @command
+    def gesture(self, name: str, hand: Literal["left", "right", "default"] = "default",
+                loops: int = 1) -> Action:
+        """Play a gesture (``wave``, ``point``, ``shrug``, ``beckon``, ``arms-crossed``,
+        ``hands-on-hips``, or a gesture file's path) ``loops`` times; a one-handed gesture
+        plays on ``hand`` (mirrored if it was written for the other)."""
+        try:
+            played = load_gesture(name)
+        except GestureError as e:
+            return self._failed("gesture", str(e))
+        if not (isinstance(loops, int) and loops >= 1):
+            return self._failed("gesture", f"loops must be a positive integer, got {loops!r}")
+        if self.mode == "limp":
+            return self._failed("gesture", f"{self.name} is limp")
+        if played.hand is not None and hand != "default":
+            mapping = {played.hand: hand}
+        else:
+            mapping = {h: h for h in played.keys}
+        for side in mapping.values():
+            self.release(side)
+        task = Play(self, self._action(f"gesture {played.name}"), played, mapping, loops)
+        return self.motor.start_hands(self, task.hands, task)
 
     # ------------------------------------------------------------------ whole body
     @command

@@ -151,7 +151,7 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
                node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
                goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, crouch, bend, hand_mode,
                hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
-               swing_to, support, breath, arrived, heading, yaw_error, hand_dist, steps,
+               swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
                gaze_dir, dt):
     """One tick of motor control for every character row (see :mod:`twig.motor.state` for the
     columns, shapes and units). Writes node accelerations (``acc``, m/s^2), set-point moves
@@ -165,7 +165,7 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
                   dt)
         _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
               foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
-              swing_from[c], swing_to[c], support, steps, hand_mode[c], c, dt)
+              swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], c, dt)
         _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
                  m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
@@ -494,8 +494,8 @@ def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
 
 @njit(cache=True)
 def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg, foot_r, mode,
-          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, support, steps, hand_mode,
-          c, dt):
+          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, kick, support, steps,
+          hand_mode, c, dt):
     """Horswill VII.D: planted feet lock; a trailing or misplaced foot steps ballistically to
     a point ahead along the walk vector; the opposite arm swings."""
     feet = (nd[L_FOOT], nd[R_FOOT])
@@ -523,7 +523,7 @@ def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg
         if swing[k]:
             _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hips[k], k, s,
                         foot_r, wv, speed, half, swing, swing_t, swing_T, swing_from, swing_to,
-                        dt)
+                        kick, dt)
             continue
         if not flags[f] & LOCKED and flags[f] & GROUNDED:
             flags[f] |= LOCKED  # landed by itself (after a fall, a lift): plant it
@@ -581,21 +581,25 @@ def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg
 
 @njit(cache=True)
 def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot_r, wv, speed,
-                half, swing, swing_t, swing_T, swing_from, swing_to, dt):
-    """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead."""
+                half, swing, swing_t, swing_T, swing_from, swing_to, kick, dt):
+    """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead (or,
+    kicking, at the fixed ``swing_to`` low over the ground, at full speed through it)."""
     t = swing_t[k] + dt
     T = swing_T[k]
     left = max(T - t, 0.0)
-    # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
-    lead = half if speed > 0.05 else 0.0
-    tx = pos[hip, 0] + wv[0] * left + (wv[0] / speed * lead if speed > 0.05 else 0.0)
-    tz = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05 else 0.0)
-    swing_to[k, 0] = tx
-    swing_to[k, 1] = foot_r
-    swing_to[k, 2] = tz
+    if not kick[k]:
+        # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
+        lead = half if speed > 0.05 else 0.0
+        swing_to[k, 0] = pos[hip, 0] + wv[0] * left + (wv[0] / speed * lead if speed > 0.05
+                                                        else 0.0)
+        swing_to[k, 1] = foot_r
+        swing_to[k, 2] = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05
+                                                        else 0.0)
+    tx = swing_to[k, 0]
+    tz = swing_to[k, 2]
     u = min(t / T, 1.0)
-    e = u * u * (3.0 - 2.0 * u)
-    lift = (CLEARANCE + 0.02 * speed) * s
+    e = u * u * (3.0 - 2.0 * u) if not kick[k] else u * u  # a kick speeds up into the ball
+    lift = (CLEARANCE + 0.02 * speed) * s if not kick[k] else 0.25 * CLEARANCE * s
     qx = swing_from[k, 0] + (tx - swing_from[k, 0]) * e
     qz = swing_from[k, 2] + (tz - swing_from[k, 2]) * e
     qy = swing_from[k, 1] + (foot_r - swing_from[k, 1]) * e + lift * math.sin(math.pi * u)
@@ -612,6 +616,7 @@ def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot
         move_time[f] = 0.0
         swing[k] = 0
         swing_t[k] = 0.0
+        kick[k] = 0
         return
     swing_t[k] = t
     _drive(pos, flags, move_target, move_time, f, qx, qy, qz, dt)

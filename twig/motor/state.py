@@ -70,6 +70,7 @@ MOTOR_COLUMNS = {
     "swing_T": Column(np.float64, (2,)),           # step duration, s
     "swing_from": Column(np.float64, (2, 3)),      # m
     "swing_to": Column(np.float64, (2, 3)),        # m
+    "kick": Column(np.uint8, (2,)),                # 1: this step is a kick aimed at swing_to
     "support": Column(np.float64, ()),             # s of ground support left
     "breath": Column(np.float64, ()),              # respiration phase, rad
     "arrived": Column(np.bool_, ()),               # goal reached and stopped

@@ -209,7 +209,8 @@ class MotorSystem:
                    t["face_on"], t["gaze"], t["gaze_on"], t["seat"], t["crouch"], t["bend"],
                    t["hand_mode"],
                    t["hand_target"], t["hand_speed"], t["walk_cmd"], t["swing"],
-                   t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["support"],
+                   t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["kick"],
+                   t["support"],
                    t["breath"], t["arrived"], t["heading"], t["yaw_error"], t["hand_dist"],
                    t["steps"], t["gaze_dir"], world.dt)
         self._breathe()
