@@ -30,6 +30,8 @@ HOLD_REACH = 1.0
 """A carried object that was let go is picked up again when this close, m."""
 HOLD_RETRY = 3.0
 """Seconds between attempts to pick it up."""
+HOLD_TRIES = 2
+"""Failed attempts in a row after which it gives up."""
 
 
 @dataclass
@@ -107,6 +109,7 @@ class Agent:
         self.carried: set[str] = set()
         self._hold: Action | None = None
         self._hold_retry = -math.inf
+        self._hold_failures = 0
 
     # ------------------------------------------------------------------ reading the world
     @property
@@ -170,6 +173,30 @@ class Agent:
         system = self.system
         return system.world.motor.table["walk"][system.motor_rows[self.row]]
 
+    @property
+    def picking_up(self) -> bool:
+        """Whether it is picking up the object it carries (it stands still meanwhile)."""
+        return self._hold is not None and not self._hold.done
+
+    def contact(self) -> Action | None:
+        """The running contact command of the approach (a hug, grapple, reach or kick)."""
+        for level in self.levels:
+            for b in level.behaviors:
+                action = getattr(b, "contact", None)
+                if action is not None and not isinstance(action, str) and not action.done:
+                    return action
+        return None
+
+    def contact_target(self) -> str | None:
+        """Name of the object the running contact command acts on, or None."""
+        for level in self.levels:
+            for b in level.behaviors:
+                key = getattr(b, "contact_key", None)
+                action = getattr(b, "contact", None)
+                if key and action is not None and not action.done:
+                    return key[0]
+        return None
+
     def since_pain(self) -> float:
         """Seconds since the last painful impact (inf if none)."""
         return self.now - self.pain_time
@@ -213,12 +240,18 @@ class Agent:
 
     def _keep_carrying(self, now: float) -> None:
         """Hold the carried object (the kid's doll); pick it up again when it was let go (a
-        hug needs both hands) and lies within reach, unless the arms are busy."""
+        hug needs both hands) and lies within reach, unless the arms are busy; after
+        ``HOLD_TRIES`` failures in a row it gives up."""
         item, hand = self.carry
         if item in self.carried or now < self._hold_retry:
             return
-        if self._hold is not None and not self._hold.done:
-            return
+        if self._hold is not None:
+            if not self._hold.done:
+                return
+            self._hold_failures = 0 if self._hold.succeeded else self._hold_failures + 1
+            self._hold = None
+        if self._hold_failures >= HOLD_TRIES:
+            return  # out of reach: it gives up on the object
         busy = [a for a in self.character.actions if a.name in ("hug", "grapple", "kick")]
         if busy or self.distance_to(item) > HOLD_REACH:
             return

@@ -124,3 +124,17 @@ def _carry(value: Any) -> tuple[str, str] | None:
         return value["object"], value.get("hand", "left")
     raise BehaviorError(f"carry: expected an object name or {{object = NAME, hand = "
                         f"\"left\"|\"right\"}}, got {value!r}")
+
+
+REFERENCES = ("ball", "parent", "rival", "chair")
+"""Behaviour settings that name objects of the world."""
+
+
+def missing_objects(agent: Agent) -> list[str]:
+    """Object names ``agent``'s behaviours, carry and parent refer to that the world lacks."""
+    names = {b.name for b in agent.system.world.bodies}
+    wanted = [getattr(b, key) for lv in agent.levels for b in lv.behaviors
+              for key in REFERENCES if isinstance(getattr(b, key, None), str)]
+    if agent.carry is not None:
+        wanted.append(agent.carry[0])
+    return [n for n in wanted if n not in names]

@@ -93,8 +93,9 @@ class PlayBall(Behavior):
 
 
 class HugParent(Behavior):
-    """Run to the parent and hug it (attachment): activation is the child's anxiety, scaled
-    down while the parent is not the focus of attention.
+    """Run to the parent and hug it (attachment): activation is the child's anxiety once the
+    parent is the focus of attention (the child looks back first), and at least ``hold``
+    while the hug lasts.
 
     Parameters
     ----------
@@ -104,25 +105,33 @@ class HugParent(Behavior):
         Activation per unit of anxiety.
     speed
         Running speed, m/s.
+    seconds
+        How long a hug lasts, s.
+    hold
+        Activation while hugging.
     """
 
     name = "hug-parent"
 
-    def __init__(self, parent: str = "parent", value: float = 1.0, speed: float = 1.3) -> None:
+    def __init__(self, parent: str = "parent", value: float = 1.0, speed: float = 1.1,
+                 seconds: float = 3.0, hold: float = 0.9) -> None:
         self.parent = parent
         self.value = float(value)
         self.speed = float(speed)
+        self.seconds = float(seconds)
+        self.hold = float(hold)
 
     def interests(self) -> dict[str, tuple[float, float, float]]:
         return {self.parent: (0.2, 0.8, 0.25)}
 
     def activation(self, agent: Agent) -> float:
-        focus = 1.0 if agent.focus == self.parent else 0.3
-        return self.value * agent.anxiety * focus
+        if agent.contact_target() == self.parent:
+            return max(self.value * agent.anxiety, self.hold)  # a hug, once begun, ends
+        return self.value * agent.anxiety if agent.focus == self.parent else 0.0
 
     def update(self, agent: Agent) -> None:
         agent.approach(self.parent, self.activation(agent), distance=0.45, contact="hug",
-                       within=0.5, speed=self.speed)
+                       within=0.25, speed=self.speed, options={"seconds": self.seconds})
 
 
 class Fight(Behavior):

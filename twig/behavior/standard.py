@@ -121,7 +121,7 @@ class Approach(Behavior):
 
     def update(self, agent: Agent) -> None:
         r = agent.request
-        if r is None:
+        if r is None or agent.picking_up:
             walk(agent, np.zeros(3))
             return
         if self.contact is not None:

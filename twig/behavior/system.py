@@ -221,9 +221,13 @@ class BehaviorSystem:
             return
         kind = event["type"]
         if kind == "pain":
+            source = str(event.get("source", ""))
+            if source == agent.contact_target():
+                return  # no flinching from what it deliberately kicks, hugs or hits
+            first = agent.pain_time != float(event["t"])
             agent.pain_time = float(event["t"])
-            agent.pain_source = str(event.get("source", ""))
-            if agent.row >= 0 and agent.row < len(self.attachment.anxiety):
+            agent.pain_source = source
+            if first and 0 <= agent.row < len(self.attachment.anxiety):
                 self.attachment.hurt(agent.row)
         elif kind == "grab":
             agent.carried.add(str(event["object"]))
