@@ -31,7 +31,7 @@ def walk_past_wall(curl, seconds=30.0):
     walker = world.add_humanoid("walker")
     for k, x in enumerate((-0.7, 0.0, 0.7)):  # a 2 m wall of three posts across the way
         world.add_static_box(f"post{k}", center=(x, 0.5, 3.0), half_extents=(0.3, 0.5, 0.15))
-    world.add_static_box("flag", center=TARGET + (0, 0.05, 0), half_extents=(0.05,) * 3)
+    world.add_static_box("flag", center=TARGET + np.array([0, 0.05, 0]), half_extents=(0.05,) * 3)
     world.behavior.field = FieldParams(curl=curl)
     world.behavior.add(walker, [Selector("goals", [GoToFlag()]),
                                 Selector("motor", [Freeze(), PainWithdrawal(), Approach()])])
@@ -63,7 +63,7 @@ def test_saturation_cutoff_and_the_curl_direction():
     # Obstacle 1 m ahead, v = (0, 0, -1): pushed back (-z) and, by v x up = (1, 0, 0),
     # sideways (+x) by the same amount, c / |v|^2 = 0.2 each.
     r = 0.2 * np.array([1.0, 0, -1.0])
-    np.testing.assert_allclose(w[2], [0, 0, 1.0] + r)
+    np.testing.assert_allclose(w[2], np.array([0, 0, 1.0]) + r)
     far = approach_field(pos[2:], goal[2:], obstacles[:1], np.zeros(1), ignore[2:, :1], params)
     np.testing.assert_allclose(far[0], [0, 0, 1.0])     # beyond the cut-off: ignored
 

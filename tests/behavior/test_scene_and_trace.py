@@ -1,6 +1,7 @@
 """Behaviours from scene files, kid.behavior and the queries, the viewer's providers, and the
 trace written by --trace."""
 
+import itertools
 import json
 
 import pytest
@@ -90,7 +91,7 @@ def test_the_trace_holds_behaviour_focus_action_and_pain_events(tmp_path):
     kinds = {e["type"] for e in events}
     assert {"behavior", "focus", "action", "pain"} <= kinds
     assert events[0] == {"t": 0.0, "type": "focus", "agent": "kid", "object": "ball"}
-    assert all(a["t"] <= b["t"] for a, b in zip(events, events[1:], strict=False))
+    assert all(a["t"] <= b["t"] for a, b in itertools.pairwise(events))
     pain = next(e for e in events if e["type"] == "pain")
     assert set(pain) >= {"t", "agent", "level"}
     assert json.loads(path.read_text().splitlines()[0]) == events[0]
@@ -101,7 +102,7 @@ def test_bad_trace_files_are_reported(tmp_path):
         TraceWriter(twig.World(), tmp_path / "missing" / "t.jsonl")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"t": 0, "type": "focus"}\nnot json\n')
-    with pytest.raises(TraceError, match="bad.jsonl:2"):
+    with pytest.raises(TraceError, match=r"bad\.jsonl:2"):
         read_trace(bad)
 
 

@@ -19,6 +19,7 @@ from twig.errors import TwigError
 
 if TYPE_CHECKING:
     from twig.action import Action
+    from twig.behavior.standard import Approach
     from twig.behavior.system import BehaviorSystem
     from twig.motor import Character
 
@@ -110,6 +111,7 @@ class Agent:
         self._hold: Action | None = None
         self._hold_retry = -math.inf
         self._hold_failures = 0
+        self._approach: Approach | None = None
 
     # ------------------------------------------------------------------ reading the world
     @property
@@ -149,8 +151,8 @@ class Agent:
         k = self.system.object_index.get(name)
         if k is None:
             return math.inf
-        d = self.system.object_pos[k] - self.position
-        return float(math.hypot(d[0], d[2]))
+        a, b = self.system.object_pos[k], self.position
+        return math.hypot(a[0] - b[0], a[2] - b[2])
 
     def position_of(self, name: str) -> np.ndarray | None:
         """Current position of object ``name``, m, or None if it is gone."""
@@ -178,24 +180,16 @@ class Agent:
         """Whether it is picking up the object it carries (it stands still meanwhile)."""
         return self._hold is not None and not self._hold.done
 
-    def contact(self) -> Action | None:
-        """The running contact command of the approach (a hug, grapple, reach or kick)."""
-        for level in self.levels:
-            for b in level.behaviors:
-                action = getattr(b, "contact", None)
-                if action is not None and not isinstance(action, str) and not action.done:
-                    return action
-        return None
-
     def contact_target(self) -> str | None:
-        """Name of the object the running contact command acts on, or None."""
-        for level in self.levels:
-            for b in level.behaviors:
-                key = getattr(b, "contact_key", None)
-                action = getattr(b, "contact", None)
-                if key and action is not None and not action.done:
-                    return key[0]
-        return None
+        """Name of the object the approach's running contact command (a hug, grapple, reach
+        or kick) acts on, or None."""
+        approach = self._approach
+        if approach is None:
+            approach = self._approach = self.find("approach")
+        action = approach.contact
+        if action is None or action.done or approach.contact_key is None:
+            return None
+        return approach.contact_key[0]
 
     def since_pain(self) -> float:
         """Seconds since the last painful impact (inf if none)."""

@@ -67,17 +67,19 @@ class PlayBall(Behavior):
         ball = agent.position_of(self.ball)
         if ball is None:
             return
-        if self.aim is None or np.linalg.norm((ball - self.aimed_from)[[0, 2]]) > 1.0:
+        if self.aim is None or math.hypot(ball[0] - self.aimed_from[0],
+                                          ball[2] - self.aimed_from[2]) > 1.0:
             self.aim = self._new_aim(agent, ball)
             self.aimed_from = ball
-        back = ball - self.aim
-        back[1] = 0.0
-        back /= max(float(np.linalg.norm(back)), 1e-9)
+            dx, dz = ball[0] - self.aim[0], ball[2] - self.aim[2]
+            n = max(math.hypot(dx, dz), 1e-9)
+            self.back = (dx / n, 0.0, dz / n)
+            self.kick = {"toward": tuple(self.aim)}
         looking = agent.looking_at
         pause = looking not in (None, self.ball) and agent.anxiety > 0.2
-        agent.approach(self.ball, self.activation(agent), distance=0.3,
-                       direction=tuple(back), contact="kick", within=0.15,
-                       speed=self.speed, options={"toward": tuple(self.aim)}, pause=pause)
+        agent.approach(self.ball, self.activation(agent), distance=0.3, direction=self.back,
+                       contact="kick", within=0.15, speed=self.speed, options=self.kick,
+                       pause=pause)
 
     def _new_aim(self, agent: Agent, ball: np.ndarray) -> np.ndarray:
         """A random point of the play area at least 2 m from the ball (world.rng)."""

@@ -103,21 +103,21 @@ class Selector:
         self.behaviors = list(behaviors)
         self.refractory = float(refractory)
         self.current: Behavior | None = None
+        self._current_index = -1
         self.switched_at = -math.inf
         self.activations = [0.0] * len(self.behaviors)
 
     def choose(self, agent: Agent, now: float) -> Behavior:
         """Compute every activation and return this tick's winner (no hooks called)."""
-        acts = self.activations
-        for k, behavior in enumerate(self.behaviors):
-            acts[k] = float(behavior.activation(agent))
-        best = max(range(len(acts)), key=acts.__getitem__)
+        acts = self.activations = [float(b.activation(agent)) for b in self.behaviors]
+        top = max(acts)
         current = self.current
         if current is None:
-            return self.behaviors[best]
-        mine = acts[self.behaviors.index(current)]
-        if acts[best] <= mine:
+            return self.behaviors[acts.index(top)]
+        mine = acts[self._current_index]
+        if top <= mine:
             return current
+        best = acts.index(top)
         if now - self.switched_at >= self.refractory - 1e-9:
             return self.behaviors[best]
         reflexes = [k for k, b in enumerate(self.behaviors) if b.reflex and acts[k] > mine]
@@ -133,6 +133,7 @@ class Selector:
             if self.current is not None:
                 self.current.terminate(agent)
             self.current = winner
+            self._current_index = self.behaviors.index(winner)
             self.switched_at = now
             winner.initialise(agent)
         winner.update(agent)

@@ -24,12 +24,13 @@ RECOMMAND = 0.02
 
 def walk(agent: Agent, velocity: np.ndarray) -> None:
     """Command ``velocity`` (m/s) unless the character already walks at it."""
-    v = np.asarray(velocity, dtype=float)
-    if np.linalg.norm(v) < STILL:
-        v = np.zeros(3)
-    if np.abs(agent.walk_command - v).max() > RECOMMAND or (
-            not v.any() and agent.walk_command.any()):
-        agent.character.walk((float(v[0]), 0.0, float(v[2])))
+    x, z = float(velocity[0]), float(velocity[2])
+    if math.hypot(x, z) < STILL:
+        x = z = 0.0
+    now = agent.walk_command
+    if max(abs(now[0] - x), abs(now[2] - z)) > RECOMMAND or (
+            x == z == 0.0 and (now[0] != 0.0 or now[2] != 0.0)):
+        agent.character.walk((x, 0.0, z))
 
 
 class Freeze(Behavior):

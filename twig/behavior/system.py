@@ -66,7 +66,7 @@ class BehaviorSystem:
         self._figures: list[str | None] = []
         self._starts = np.zeros(0, dtype=np.int64)
         self._counts = np.zeros(0)
-        self._self_index = np.zeros(0, dtype=np.int64)
+        self.self_index = np.zeros(0, dtype=np.int64)
         self.motor_rows = np.zeros(0, dtype=np.int64)
         self._version = (-1, -1)
         self._batch: list[tuple[Agent, Approach]] = []
@@ -130,7 +130,7 @@ class BehaviorSystem:
         for row, agent in enumerate(self.agents):
             agent.row = row
             self.attention.base[row] = self._interests(agent, bodies)
-        self._self_index = np.array([self.object_index[a.name] for a in self.agents],
+        self.self_index = np.array([self.object_index[a.name] for a in self.agents],
                                     dtype=np.int64)
         self.motor_rows = np.array([world.motor.row(a.character) for a in self.agents],
                                     dtype=np.int64)
@@ -157,11 +157,11 @@ class BehaviorSystem:
         world, att = self.world, self.attention
         now, dt = world.time, world.dt
         self.object_pos = self._positions()
-        me = self.object_pos[self._self_index]
+        me = self.object_pos[self.self_index]
         att.boost[:] = 0.0
         self.attachment.update(me, self.object_pos, self.soothing, att.boost, dt)
         gaze_dir = world.motor.table["gaze_dir"][self.motor_rows]
-        att.appraise(self._self_index, me, gaze_dir, self.object_pos, dt)
+        att.appraise(self.self_index, me, gaze_dir, self.object_pos, dt)
         for row in att.choose_focus(now):
             world.events.emit("focus", agent=self.agents[row].name,
                               object=self.object_names[att.focus[row]])
@@ -181,7 +181,7 @@ class BehaviorSystem:
             return
         agents = [a for a, _ in self._batch]
         rows = np.array([a.row for a in agents])
-        pos = self.object_pos[self._self_index[rows]]
+        pos = self.object_pos[self.self_index[rows]]
         tgt = np.array([self.object_index[a.request.target] for a in agents])
         tpos = self.object_pos[tgt]
         away = pos - tpos
@@ -194,7 +194,7 @@ class BehaviorSystem:
         dist = np.array([a.request.distance for a in agents])
         goal = tpos + dist[:, None] * side
         ignore = np.zeros((len(agents), len(self.object_names)), dtype=bool)
-        ignore[np.arange(len(agents)), self._self_index[rows]] = True
+        ignore[np.arange(len(agents)), self.self_index[rows]] = True
         ignore[np.arange(len(agents)), tgt] = True
         for i, a in enumerate(agents):
             for name in a.carried:
@@ -202,7 +202,7 @@ class BehaviorSystem:
                     ignore[i, self.object_index[name]] = True
         speed = np.array([a.request.speed for a in agents])
         w = approach_field(pos, goal, self.object_pos, self.object_radius, ignore,
-                           self.field, speed, self.object_radius[self._self_index[rows]])
+                           self.field, speed, self.object_radius[self.self_index[rows]])
         for i, (agent, approach) in enumerate(self._batch):
             approach.steer(agent, w[i], float(gap[i]), now)
 
@@ -211,7 +211,7 @@ class BehaviorSystem:
         target = np.full(len(self.agents), -1, dtype=np.int64)
         for agent, _ in self._batch:
             target[agent.row] = self.object_index[agent.request.target]
-        for row in att.choose_gaze(now, target, self._self_index, self.world.rng):
+        for row in att.choose_gaze(now, target, self.self_index, self.world.rng):
             self.agents[row].character.look_at(self.object_names[att.gaze[row]])
 
     # ------------------------------------------------------------------ events

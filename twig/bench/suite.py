@@ -196,4 +196,7 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
     console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache, "
                   f"{cached:.2f} s with the cache warm")
     run_piles(quick, console)
+    from twig.bench.behavior import run_behavior_bench
+
+    run_behavior_bench(quick, console)
     return 0
