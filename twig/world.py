@@ -104,7 +104,9 @@ class World(PhysicsWorld):
         motor = self.__dict__.get("_motor")
         if motor is None:
             return []
-        return [b for b in self.bodies if motor.controls(b)]
+        from twig.motor import Character
+
+        return [Character(self, b.id) for b in self.bodies if motor.controls(b)]
 
     def _state_tables(self) -> dict[str, Columns]:
         tables = super()._state_tables()

@@ -66,17 +66,18 @@ def test_hold_carries_the_doll_at_the_side():
     assert doll.positions[:, 1].max() > 0.3           # carried, not dragged flat
 
 
-@pytest.mark.parametrize("seed, gap", [(0, 3.0), (1, 5.0)])
-def test_a_child_runs_to_its_parent_and_hugs(seed, gap):
+@pytest.mark.parametrize("seed, gap, side", [(0, 3.0, 0.0), (1, 5.0, 0.0), (0, 4.0, 0.5)])
+def test_a_child_runs_to_its_parent_and_hugs(seed, gap, side):
     world = twig.World(seed=seed)
     parent = world.add_humanoid("parent", (0.0, 0.0, gap), facing=np.pi)
-    kid = world.add_humanoid("kid", (0.0, 0.0, 0.0), preset="child")
+    kid = world.add_humanoid("kid", (side, 0.0, 0.0), preset="child")
     phases = []
     world.events.subscribe(lambda e: phases.append(e["status"]), types={"hug"})
     act = kid.hug(parent, seconds=2.0)
     while not act.done and world.time < 10.0:
         world.step()
     assert act.status == "succeeded", act.reason
+    world.run(seconds=0.2)
     hands = np.array([kid.node_position("l_hand"), kid.node_position("r_hand")])
     assert np.linalg.norm(hands[0] - hands[1]) < 0.10
     # Behind the parent's torso, seen from the child.
@@ -84,7 +85,7 @@ def test_a_child_runs_to_its_parent_and_hugs(seed, gap):
     ahead = (spine - kid.node_position("chest")) * (1, 0, 1)
     assert (hands.mean(axis=0) - spine) @ (ahead / np.linalg.norm(ahead)) > 0.0
     assert phases == ["start", "joined"]
-    world.run(seconds=3.0)
+    world.run(seconds=2.0)
     assert phases == ["start", "joined", "end"]
     assert kid.upright and parent.upright
 

@@ -246,8 +246,16 @@ class Hug(ArmTask):
             touching = self.partner.name in self.who.world.touched(self.who, within=0.2)
             if touching or dist < 0.3 * self.who.scale + 0.12:
                 self.phase = "wrap"
-                self.who.stop()  # in contact: stand, do not push the partner away
+                self.who.stop()  # in contact: no more walking into the partner
         else:  # wrap, close, and joined: the hands stay clasped behind the partner
+            t, r = self.who._table, self.who._row
+            t["face"][r] = ahead  # square on to the partner, both arms equally round it
+            t["face_on"][r] = True
+            # Snuggle in: the hips creep toward the partner until the chests touch.
+            if self.phase != "joined" and dist > 0.12 * self.who.scale + 0.1:
+                t["walk"][r] = ahead * 0.25
+            else:
+                t["walk"][r] = 0.0
             # Round the sides first, then behind, pulled by springs: the hands slide around
             # the partner instead of shoving it away.
             radius = 0.1 * self.partner.world._body_record(self.partner.id).meta.get(
@@ -258,7 +266,7 @@ class Hug(ArmTask):
                 if all(self.distance(s) < 0.08 for s in self.hands):
                     self.phase = "close"
             else:
-                targets = [torso + ahead * (radius + 0.02) + sign * side * 0.005
+                targets = [torso + ahead * radius + sign * side * 0.005
                            for sign in (1.0, -1.0)]
             for s, point in zip(("left", "right"), targets, strict=True):
                 self.drive(s, point, mode=HAND_PULL)
@@ -268,7 +276,8 @@ class Hug(ArmTask):
         world = self.who.world
         if self.phase == "close" and not self.who.gripped("left"):
             hands = [self.who.node_position(h) for h in ("l_hand", "r_hand")]
-            if np.linalg.norm(hands[0] - hands[1]) < 0.1:
+            if np.linalg.norm(hands[0] - hands[1]) < 0.12:
+                # Close enough to clasp: the zero-length link joins the (pulled) hands.
                 self.who._grip("left", self.who.node("r_hand"), self.who)
                 self.phase = "joined"
                 world.events.emit("hug", agent=self.who.name, object=self.partner.name,
@@ -285,6 +294,7 @@ class Hug(ArmTask):
 
     def cancel(self, reason: str) -> None:
         super().cancel(reason)
+        self.who._table["face_on"][self.who._row] = False
         world = self.who.world
         for rows, group, mask in self.filters:
             live = rows < len(world.volumes)

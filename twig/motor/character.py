@@ -24,6 +24,7 @@ from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
 from twig.motor.gestures import GestureError, Play, load_gesture
 from twig.motor.locomotion import Kick, LookAt, Sit, StandUp, TurnTo, WalkTo
+from twig.motor.manipulation import HoldForUse, Write
 from twig.motor.state import HAND_FREE, PASSIVE, STAND
 from twig.motor.targets import Target, TargetError, resolve, target_body
 from twig.physics import Body, PhysicsWorld
@@ -353,6 +354,45 @@ class Character(Body):
             return failed
         self.release()
         task = Grapple(self, self._action("grapple"), body, float(seconds))
+        return self.motor.start_hands(self, hands, task)
+
+    @command
+    def hold_for_use(self, item: Target, hand: OneHand = "left", chart: str = "front",
+                     tilt: float = 0.9) -> Action:
+        """Take ``item`` and hold it in front of the chest by its ``chart`` (a clipboard's
+        ``front``), tilted ``tilt`` radians back from upright: the object poses itself and
+        drags the arm (Horswill VIII); the facing is locked meanwhile. Succeeds once held;
+        lasts until :meth:`release`."""
+        try:
+            body = target_body(self.world, item)
+            atlas(body)[chart]
+        except (TargetError, KeyError):
+            return self._failed("hold-for-use", f"{item!r} has no chart {chart!r} to hold it by")
+        hands, failed = self._hands("hold-for-use", hand)
+        if failed:
+            return failed
+        self.release(hand)
+        task = HoldForUse(self, self._action("hold-for-use"), hand, body, chart, float(tilt))
+        return self.motor.start_hands(self, hands, task)
+
+    @command
+    def write(self, pen: Target, board: Target, hand: OneHand = "right", marks: int = 3) -> Action:
+        """Take ``pen`` and write ``marks`` tick marks on ``board``'s ``front`` chart (a
+        clipboard, held by this character or another): the pen poses itself, its tip on the
+        surface, lifting between strokes, and drags the hand (Horswill VIII)."""
+        try:
+            pen_body = target_body(self.world, pen)
+            board_body = target_body(self.world, board)
+            atlas(board_body)["front"]
+            pen_body.node("tip")
+        except (TargetError, KeyError, UnknownNameError):
+            return self._failed("write", f"needs a pen (with a tip) and something with a front "
+                                         f"chart to write on, got {pen!r} and {board!r}")
+        hands, failed = self._hands("write", hand)
+        if failed:
+            return failed
+        self.release(hand)
+        task = Write(self, self._action("write"), hand, pen_body, board_body, int(marks))
         return self.motor.start_hands(self, hands, task)
 
     @command
