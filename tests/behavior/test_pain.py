@@ -38,3 +38,19 @@ def test_no_flinch_from_what_a_character_deliberately_hits():
     assert hurt and {e["source"] for e in hurt} == {"b"}  # the blows hurt both
     assert "pain-withdrawal" not in [e["behavior"] for e in events if e["type"] == "behavior"]
     assert agent.behavior == "fight" and agent.behaviors()["motor"] == "approach"
+
+
+def test_sit_down_and_stand_up_fire_when_urged():
+    world = twig.World(seed=0)
+    world.add_chair("chair", position=(0.0, 0.0, 1.0))
+    kid = world.add_humanoid("kid")
+    agent = add_behaviors(kid, {"sit-down": {"chair": "chair"}, "stand-up": {}})
+    world.run(0.5)
+    assert agent.behaviors()["motor"] == "freeze"
+    agent.find("sit-down").urge = 0.8
+    world.run(8.0)
+    assert kid.mode == "sitting" and agent.behaviors()["motor"] == "sit-down"
+    agent.find("sit-down").urge = 0.0
+    agent.find("stand-up").urge = 0.8
+    world.run(6.0)
+    assert kid.mode == "standing" and kid.upright

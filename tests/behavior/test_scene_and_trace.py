@@ -4,6 +4,7 @@ trace written by --trace."""
 import itertools
 import json
 
+import numpy as np
 import pytest
 
 import twig
@@ -50,8 +51,10 @@ def test_a_scene_gives_a_character_behaviours_and_it_plays(tmp_path):
     fields = providers.inspect(world, kid)
     assert fields["behavior"] == "play-ball" and fields["focus"] == "ball"
     assert set(fields["activation"]) == {"play-ball", "freeze", "pain-withdrawal", "approach"}
-    assert providers.overlay_segments(world, "walk vectors")[0].start.shape == (1, 3)
-    assert providers.overlay_segments(world, "gaze lines")[0].end.shape == (1, 3)
+    focus, error = providers.overlay_segments(world, "focus lines")
+    assert error is None and focus.end.shape == (1, 3)
+    assert np.allclose(focus.end[0], world.body("ball").positions.mean(axis=0))
+    assert fields["mode"] == "standing"  # the motor layer's fields are still there
 
 
 @pytest.mark.parametrize(("field", "message"), [

@@ -13,7 +13,7 @@ def test_the_new_behaviour_tutorial_runs_and_waves():
     section = text[text.index("## Writing a new behaviour"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     namespace = {}
-    exec(compile(code, str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
+    exec(compile(code, str(DOC), "exec"), namespace)  # our own documentation
     try:
         world, kid, agent = namespace["world"], namespace["kid"], namespace["agent"]
         assert "wave-at-parent" in BEHAVIORS

@@ -1,6 +1,6 @@
 """What the behaviour layer adds to the surfaces below it: ``kid.behavior`` on characters,
 the ``behavior``/``focus``/``activations`` script queries, and the viewer's behaviour panel
-fields and walk/gaze overlays. Installed once when :mod:`twig.behavior` is imported.
+fields and focus-line overlay. Installed once when :mod:`twig.behavior` is imported.
 
 The motor layer knows nothing of behaviours (DESIGN.md: dependencies point downward), so the
 property and the registrations are made from here.
@@ -16,10 +16,6 @@ from twig.commands import Json, command
 from twig.motor import Character
 from twig.physics import Body, PhysicsWorld
 from twig.view.providers import Segments, add_inspector, add_overlay
-
-WALK_SECONDS = 0.5
-"""The walk overlay draws where the hips would be this many seconds ahead."""
-
 
 def current_behavior(character: Character) -> str | None:
     """The character's current top-level behaviour (``"play-ball"``), or None if it is not
@@ -64,8 +60,8 @@ def activations_query(character: Character) -> Json:
 
 
 def behaviour_fields(world: PhysicsWorld, body: Body) -> dict[str, Any] | None:
-    """Viewer inspector: behaviour per level, activations (plotted), focus, gaze, anxiety
-    and running actions."""
+    """Viewer inspector: behaviour per level, activations (plotted), focus, gaze and anxiety
+    (the motor layer's inspector adds the running actions)."""
     agent = _agent(world, body)
     if agent is None or agent.row < 0:
         return None
@@ -75,28 +71,18 @@ def behaviour_fields(world: PhysicsWorld, body: Body) -> dict[str, Any] | None:
     levels = agent.behaviors()
     return {"behavior": agent.behavior or "", "motor behavior": levels.get("motor") or "",
             "activation": activation, "focus": agent.focus or "",
-            "looking at": agent.looking_at or "", "anxiety": round(agent.anxiety, 4),
-            "actions": [a.name for a in agent.character.actions]}
+            "looking at": agent.looking_at or "", "anxiety": round(agent.anxiety, 4)}
 
 
-def walk_segments(world: PhysicsWorld) -> Segments | None:
-    """Overlay: each autonomous character's commanded walk vector from its hips."""
-    system = world.__dict__.get("_behavior")
-    if system is None or not system.agents or system.motor_rows.size != len(system.agents):
-        return None
-    start = np.array([a.character.hips for a in system.agents])
-    walk = world.motor.table["walk"][system.motor_rows]
-    return Segments(start, start + WALK_SECONDS * walk)
-
-
-def gaze_segments(world: PhysicsWorld) -> Segments | None:
-    """Overlay: a line from each autonomous character's head to what it looks at."""
+def focus_segments(world: PhysicsWorld) -> Segments | None:
+    """Overlay: a line from each autonomous character's head to its focus of attention (the
+    motor layer's own overlays draw walk vectors and gaze lines)."""
     system = world.__dict__.get("_behavior")
     if system is None or not system.agents:
         return None
     pairs = [(a.character.node_position("head"), system.object_pos[k])
-             for a, k in zip(system.agents, system.attention.gaze, strict=False) if k >= 0
-             and k < len(system.object_pos)]
+             for a, k in zip(system.agents, system.attention.focus, strict=False)
+             if 0 <= k < len(system.object_pos)]
     if not pairs:
         return None
     return Segments(np.array([p for p, _ in pairs]), np.array([q for _, q in pairs]))
@@ -106,5 +92,4 @@ def install() -> None:
     """Add ``Character.behavior`` and the viewer providers (idempotent)."""
     Character.behavior = property(current_behavior, doc=current_behavior.__doc__)
     add_inspector("behaviour", behaviour_fields)
-    add_overlay("walk vectors", walk_segments, color=(0, 160, 60))
-    add_overlay("gaze lines", gaze_segments, color=(0, 120, 255))
+    add_overlay("focus lines", focus_segments, color=(160, 0, 160))
