@@ -204,12 +204,15 @@ class Hug(ArmTask):
         self.timeout = timeout
         self.phase = "approach"
         self.joined_for = 0.0
+        self.best_gap = np.inf
+        self.closing = 0.0
         who.world.events.emit("hug", agent=who.name, object=partner.name, status="start")
-        # Arms round the partner's body, between its arms and sides: the two pairs of arms
-        # pass through each other (stick figures have no room there).
+        # Arms round the partner's body, between its arms and sides: the partner's arms let
+        # the hugger through (stick figures have no room there; its hands end up on our back).
+        mine = np.flatnonzero(who.world.volumes["body"] == who.id)
         self.filters = [(rows, who.world.volumes["group"][rows].copy(),
                          who.world.volumes["mask"][rows].copy())
-                        for rows in (_arm_volumes(partner), _arm_volumes(who))]
+                        for rows in (_arm_volumes(partner), mine)]
         world = who.world
         world.set_volume_filter(self.filters[0][0], group=HUG_GROUP)
         for row in self.filters[1][0]:
@@ -224,7 +227,7 @@ class Hug(ArmTask):
             return p.centroid
         hips = 0.5 * (p.node_position("l_hip") + p.node_position("r_hip"))
         y = max(self.who.node_position("neck")[1] - 0.05 * self.who.scale,
-                hips[1] + 0.12 * p.world._body_record(p.id).meta.get("scale", 1.0))
+                hips[1] + 0.15 * p.world._body_record(p.id).meta.get("scale", 1.0))
         low, high = p.node_position("pelvis"), p.node_position("neck")
         s = np.clip((y - low[1]) / max(high[1] - low[1], 1e-6), 0.0, 1.0)
         return low + s * (high - low)
@@ -276,8 +279,17 @@ class Hug(ArmTask):
         world = self.who.world
         if self.phase == "close" and not self.who.gripped("left"):
             hands = [self.who.node_position(h) for h in ("l_hand", "r_hand")]
-            if np.linalg.norm(hands[0] - hands[1]) < 0.12:
-                # Close enough to clasp: the zero-length link joins the (pulled) hands.
+            gap = float(np.linalg.norm(hands[0] - hands[1]))
+            self.closing = self.closing + world.dt if gap > self.best_gap - 0.005 else 0.0
+            self.best_gap = min(self.best_gap, gap)
+            # Behind the partner: both hands past its spine, seen from us.
+            torso = self._torso_point()
+            ahead = (torso - self.who.node_position("chest")) * (1.0, 0.0, 1.0)
+            ahead /= max(float(np.linalg.norm(ahead)), 1e-9)
+            behind = all((h - torso) @ ahead > 0.0 for h in hands)
+            if gap < 0.12 or (behind and gap < 0.25 and self.closing > 0.5):
+                # Close enough to clasp (or as close as the arms get, round a big partner):
+                # the zero-length link joins the pulled hands and squeezes them together.
                 self.who._grip("left", self.who.node("r_hand"), self.who)
                 self.phase = "joined"
                 world.events.emit("hug", agent=self.who.name, object=self.partner.name,

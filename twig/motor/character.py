@@ -148,6 +148,30 @@ class Character(Body):
         return self.motor.start(self, "legs", task)
 
     @command
+    def approach(self, item: Target, distance: float = 0.4, speed: float = 1.3) -> Action:
+        """Walk up to ``item`` (an object or a point; followed as it moves), stop
+        ``distance`` m from it and face it (DESIGN: ``kid.approach(ball, distance=0.4)``)."""
+        try:
+            where, _ = resolve(self.world, item)
+        except TargetError as e:
+            return self._failed("approach", str(e))
+        walk = self.walk_to(item, speed=speed, distance=distance)
+        if walk.done:
+            return walk
+        action = self._action("approach")
+
+        def arrived(done: Action) -> None:
+            if done.status == "failed":
+                action.fail(done.reason)
+                return
+            turn = self.turn_to(where())
+            turn.add_done_callback(lambda t: action.succeed() if t.succeeded
+                                   else action.fail(t.reason))
+
+        walk.add_done_callback(arrived)
+        return action
+
+    @command
     def walk(self, velocity: Vector) -> None:
         """Walk with this ground velocity (m/s; y ignored) until told otherwise."""
         v = as_points(velocity, "velocity").reshape(3)
