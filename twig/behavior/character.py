@@ -17,6 +17,7 @@ from twig.motor import Character
 from twig.physics import Body, PhysicsWorld
 from twig.view.providers import Segments, add_inspector, add_overlay
 
+
 def current_behavior(character: Character) -> str | None:
     """The character's current top-level behaviour (``"play-ball"``), or None if it is not
     autonomous."""
