@@ -23,6 +23,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="simulated seconds (default: the scene's own)")
     run.add_argument("--seed", type=int, default=None, help="override the scene's seed")
     run.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
+    run.add_argument("--trace", metavar="FILE.jsonl",
+                     help="write every event (behaviour, focus, contact, pain, action, grab, "
+                          "release, hug) as JSON Lines")
     run.add_argument("--bvh", metavar="FILE",
                      help="write each humanoid's motion to a BVH file (several humanoids: "
                           "FILE_<name>.bvh each, unless --bvh-character)")
@@ -122,9 +125,7 @@ def _scenes() -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from twig.physics.kernel_cache import kernels_cached
     from twig.scenes import load_scene
-    from twig.summary import summary_table
 
     out = console()
     world = load_scene(args.scene, seed=args.seed)
@@ -132,10 +133,27 @@ def _run(args: argparse.Namespace) -> int:
     if script is not None:
         script.output = lambda line: out.print(line, markup=False, highlight=False,
                                               soft_wrap=True)
-    seconds = world.scene.seconds if args.seconds is None else args.seconds
     recording = world.record() if args.npz or args.bvh or args.gltf else None
     if args.bvh or args.gltf:
         _check_exports(args, recording)
+    if args.trace:
+        from twig.export.trace import TraceWriter
+
+        trace = TraceWriter(world, args.trace)
+        try:
+            return _simulate(args, world, recording, script, out)
+        finally:
+            trace.close()
+            out.print(f"wrote {trace.count} events to {args.trace}")
+    return _simulate(args, world, recording, script, out)
+
+
+def _simulate(args: argparse.Namespace, world, recording, script, out: Console) -> int:
+    """Run the loaded scene (viewer, video or headless), print the summary, write exports."""
+    from twig.physics.kernel_cache import kernels_cached
+    from twig.summary import summary_table
+
+    seconds = world.scene.seconds if args.seconds is None else args.seconds
     t0 = time.perf_counter()
     if kernels_cached():
         world.step()  # the first tick also loads the kernels: timed apart
