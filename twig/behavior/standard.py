@@ -178,7 +178,10 @@ class SitDown(Behavior):
         self.action: Action | None = None
 
     def activation(self, agent: Agent) -> float:
-        sitting = self.action is not None and not self.action.done
+        # Still wanted while sitting down, and while seated by this behaviour.
+        sitting = self.action is not None and (
+            not self.action.done or (self.action.succeeded
+                                     and agent.character.mode == "sitting"))
         return self.urge if agent.character.mode == "standing" or sitting else 0.0
 
     def initialise(self, agent: Agent) -> None:

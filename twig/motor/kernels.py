@@ -169,7 +169,8 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
 @njit(cache=True)
 def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
                node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
-               goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, crouch, bend, hand_mode,
+               goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch,
+               bend, hand_mode,
                hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
                swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
                gaze_dir, dt):
@@ -181,6 +182,9 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
             continue
         nd = node[c]
         s = scale[c]
+        if gaze_node[c] >= 0:  # following a node: a ball, another character's head
+            for d in range(3):
+                gaze[c, d] = pos[gaze_node[c], d]
         _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c,
                   dt)
         _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
