@@ -186,10 +186,14 @@ class Agent:
         approach = self._approach
         if approach is None:
             approach = self._approach = self.find("approach")
-        action = approach.contact
-        if action is None or action.done or approach.contact_key is None:
+        action, key = approach.contact, approach.contact_key
+        if action is None or key is None:
             return None
-        return approach.contact_key[0]
+        # A hug goes on after it succeeds (the hands joined) until it ends by itself.
+        if action.done and not (key[1] == "hug" and action.succeeded
+                                and self.character.hugging):
+            return None
+        return key[0]
 
     def since_pain(self) -> float:
         """Seconds since the last painful impact (inf if none)."""

@@ -115,6 +115,12 @@ class Character(Body):
         """Shoulder to elbow to hand, metres."""
         return float(self._table["arm"][self._row])
 
+    @property
+    def hugging(self) -> bool:
+        """Whether a hug is under way (until its ``end`` event, after the hands joined)."""
+        return any(isinstance(t, Hug) and not t.finished
+                   for (b, _), t in self.motor._tasks.items() if b == self.id)
+
     def gripped(self, hand: str) -> str | None:
         """Name of what the ``"left"`` or ``"right"`` hand holds (a grab link), or None."""
         grip = self.motor.grips.get((self.id, hand))
