@@ -9,7 +9,6 @@ returns except ``wall_s`` and ``worker`` depends only on the job's parameters.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import tempfile
@@ -25,6 +24,7 @@ from twig.batch.sweep import Job
 from twig.batch.template import scene_editor
 from twig.errors import TwigError
 from twig.events import Event
+from twig.export.trace import TraceWriter
 
 if TYPE_CHECKING:
     from twig.script.interpreter import Interpreter
@@ -38,20 +38,6 @@ class JobResult:
 
     row: dict[str, Any]
     files: dict[str, bytes]
-
-
-class EventLog:
-    """Keeps ``world``'s events as they are emitted: all of them for a trace, else only
-    ``behavior`` events (for the switch counts; emitters skip events nobody wants)."""
-
-    def __init__(self, world: World, everything: bool) -> None:
-        self.events: list[Event] = []
-        world.events.subscribe(self.events.append, None if everything else ("behavior",))
-
-    def write(self, path: Path) -> None:
-        """The events as JSON Lines (DESIGN.md, "Trace"): compact, keys in emission order."""
-        path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n"
-                                for e in self.events), encoding="utf-8")
 
 
 def run_job(job: Job) -> JobResult:
@@ -91,19 +77,25 @@ def _simulate(job: Job, folder: Path) -> dict[str, Any]:
         scripts.append((str(world.scene.script), world.script))
     if job.script is not None:
         scripts.append((job.script, Interpreter(world, read_script(job.script))))
-    events = EventLog(world, everything="trace" in p["outputs"])
+    switches: list[Event] = []
+    world.events.subscribe(switches.append, ("behavior",))
+    trace = TraceWriter(world, folder / OUTPUTS["trace"]) if "trace" in p["outputs"] else None
     recording = world.record()
     falls = FallWatch(world)
-    _advance(world, p, [s for _, s in scripts], folder)
+    try:
+        _advance(world, p, [s for _, s in scripts], folder)
+    finally:
+        if trace is not None:
+            trace.close()
     recording.stop()
     arrays = recording.arrays()
-    _export(p["outputs"], recording, events, folder)
+    _export(p["outputs"], recording, folder)
     return {
         "seed": world.seed, "ticks": world.tick, "sim_seconds": round(world.time, 9),
         "state_hash": world.state_hash(),
         "scripts": [{"file": f, "status": s.status, "reason": s.reason,
                      "ended_at": s.ended_at} for f, s in scripts],
-        "metrics": job_metrics(world, arrays, recording.dt, falls, events.events),
+        "metrics": job_metrics(world, arrays, recording.dt, falls, switches),
     }
 
 
@@ -129,8 +121,9 @@ def _advance(world: World, p: dict[str, Any], scripts: list[Interpreter], folder
         world.run(seconds)
 
 
-def _export(outputs: list[str], recording, events: EventLog, folder: Path) -> None:
-    """Write the requested files (the video is written while the world runs)."""
+def _export(outputs: list[str], recording, folder: Path) -> None:
+    """Write the requested files (the video and the trace are written while the world
+    runs)."""
     from twig.export import write_bvh, write_gltf
 
     if "npz" in outputs:
@@ -139,5 +132,3 @@ def _export(outputs: list[str], recording, events: EventLog, folder: Path) -> No
         write_bvh(recording, folder / OUTPUTS["bvh"])
     if "glb" in outputs:
         write_gltf(recording, folder / OUTPUTS["glb"])
-    if "trace" in outputs:
-        events.write(folder / OUTPUTS["trace"])
