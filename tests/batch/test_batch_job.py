@@ -63,7 +63,9 @@ fps = 10
     assert actions[:3] == [("walk-to", "start"), ("walk-to", "done"), ("walk-to", "start")]
     assert events[0]["t"] == 0.0 and all(e["agent"] == "walker" for e in events
                                          if e["type"] == "action")
-    assert result.row["ticks"] == 180 and result.row["scripts"][0]["status"] == "running"
+    assert result.row["ticks"] == 180
+    assert result.row["scripts"] == [{"of": "scene", "file": "scripts/walk.twig",
+                                      "status": "running", "reason": "", "ended_at": None}]
     metrics = result.row["metrics"]
     assert metrics["characters"] == 1 and metrics["steps"]["walker"] >= 4
     assert metrics["foot_plants"] >= 4 and metrics["foot_skate_m"] < 0.02
@@ -85,7 +87,7 @@ def test_until_script_stops_when_the_scripts_end(tmp_path):
                              "until = 'script'\noutputs = []\n")
     row = run_job(job).row
     assert row["status"] == "ok" and row["ticks"] == 43  # ends in the tick at t = 0.7 s
-    assert row["scripts"] == [{"file": str(tmp_path / "wait.twig"), "status": "finished",
+    assert row["scripts"] == [{"of": "job", "file": "wait.twig", "status": "finished",
                                "reason": "", "ended_at": pytest.approx(0.7)}]
     job = only_job(tmp_path / "bad", "[[jobs]]\nscene = 'tetra'\nscript = '../bad.twig'\n"
                                      "seconds = 0.5\noutputs = []\n")

@@ -72,18 +72,19 @@ def _simulate(job: Job, folder: Path) -> dict[str, Any]:
     p = job.params
     world = load_scene(job.scene, seed=p["seed"],
                        edit=scene_editor(p["overrides"], f"scene {p['scene']!r}: vary"))
-    scripts: list[tuple[str, Interpreter]] = []
+    scripts: list[tuple[str, str, Interpreter]] = []
     if getattr(world, "script", None) is not None:
-        scripts.append((str(world.scene.script), world.script))
+        info = world.scene
+        scripts.append(("scene", str(info.script.relative_to(info.path.parent)), world.script))
     if job.script is not None:
-        scripts.append((job.script, Interpreter(world, read_script(job.script))))
+        scripts.append(("job", p["script"], Interpreter(world, read_script(job.script))))
     switches: list[Event] = []
     world.events.subscribe(switches.append, ("behavior",))
     trace = TraceWriter(world, folder / OUTPUTS["trace"]) if "trace" in p["outputs"] else None
     recording = world.record()
     falls = FallWatch(world)
     try:
-        _advance(world, p, [s for _, s in scripts], folder)
+        _advance(world, p, [s for _, _, s in scripts], folder)
     finally:
         if trace is not None:
             trace.close()
@@ -93,8 +94,8 @@ def _simulate(job: Job, folder: Path) -> dict[str, Any]:
     return {
         "seed": world.seed, "ticks": world.tick, "sim_seconds": round(world.time, 9),
         "state_hash": world.state_hash(),
-        "scripts": [{"file": f, "status": s.status, "reason": s.reason,
-                     "ended_at": s.ended_at} for f, s in scripts],
+        "scripts": [{"of": of, "file": f, "status": s.status, "reason": s.reason,
+                     "ended_at": s.ended_at} for of, f, s in scripts],
         "metrics": job_metrics(world, arrays, recording.dt, falls, switches),
     }
 

@@ -83,6 +83,12 @@ class Manifest:
         tmp.write_text("".join(_line(self.rows[j]) for j in first + rest), encoding="utf-8")
         os.replace(tmp, self.path)
 
+    def tidy(self) -> None:
+        """Remove ``.partial/`` when no job's files are being written into it."""
+        partial = self.folder / ".partial"
+        if partial.is_dir() and not any(partial.iterdir()):
+            partial.rmdir()
+
     def store(self, job_id: str, files: dict[str, bytes]) -> dict[str, list[str]]:
         """Write a finished job's ``files`` to ``<job id>/`` (whole, by one rename); their
         paths relative to the folder, by output kind."""

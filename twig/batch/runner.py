@@ -212,5 +212,6 @@ def run_batch(spec: BatchSpec | str | Path, out: str | Path, *, workers: int | N
             interrupted = True
         finally:
             manifest.rewrite(order)
+            manifest.tidy()
     return BatchReport(len(spec.jobs), len(spec.jobs) - len(todo), counts["ok"],
                        counts["failed"], interrupted, time.perf_counter() - t0, out)
