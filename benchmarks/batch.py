@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -41,7 +42,9 @@ def throughput(folder: Path, scene: str, jobs: int) -> None:
         assert report.failed == 0
         base = base or report.jobs_per_minute
         print(f"{scene} 10 s x {jobs}: {workers} worker(s): {report.wall_s:.1f} s, "
-              f"{report.jobs_per_minute:.1f} jobs/min ({report.jobs_per_minute / base:.2f}x)")
+              f"{report.jobs_per_minute:.1f} jobs/min ({report.jobs_per_minute / base:.2f}x); "
+              f"a job takes {job_seconds(folder / f'pool{workers}') / jobs:.2f} s in its "
+              f"worker on average (the first one of each worker loads the kernels)")
 
 
 def overhead(folder: Path, jobs: int = 40, workers: int = 2) -> None:
@@ -72,6 +75,11 @@ def overhead(folder: Path, jobs: int = 40, workers: int = 2) -> None:
           f"{per_job(warm, folder / 'warm')} warm; ray.init {start:.1f} s apart")
 
 
+def load() -> str:
+    """The machine's load: other processes take cores from the workers."""
+    return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=8, help="10-second jobs per pool size")
@@ -79,12 +87,14 @@ def main() -> None:
     args = parser.parse_args()
     names = {s.name for s in list_scenes()}
     scene = args.scene or ("playground" if "playground" in names else "hug")
+    print(f"before: {load()}")
     with tempfile.TemporaryDirectory() as tmp:
         throughput(Path(tmp), scene, args.jobs)
         try:
             overhead(Path(tmp) / "overhead")
         except ImportError:
             print("Ray is not installed (pip install 'twig[ray]'): no Ray overhead")
+    print(f"after: {load()}")
 
 
 if __name__ == "__main__":
