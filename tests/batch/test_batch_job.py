@@ -138,3 +138,16 @@ kid.behaviors.play-ball.area = [2.0, 6.0]
         assert result.row["metrics"]["characters"] == 3
         rows.append(result.row)
     assert rows[0]["state_hash"] != rows[1]["state_hash"]
+
+
+def test_the_example_spec_expands_and_a_job_of_each_table_runs():
+    spec = load_spec("sweep")
+    assert len(spec.jobs) == 20 and spec.duplicates == 0
+    firsts = {job.group: job for job in reversed(spec.jobs)}
+    assert list(firsts) == ["dolls", "random-walkers", "walkers"]
+    for job in firsts.values():
+        result = run_job(job)
+        assert result.row["status"] == "ok", result.row["error"]
+        expected = {"npz": "motion.npz", "bvh": "motion.bvh", "glb": "scene.glb",
+                    "trace": "trace.jsonl"}
+        assert sorted(result.files) == sorted(expected[k] for k in job.params["outputs"])

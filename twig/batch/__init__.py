@@ -1,10 +1,13 @@
 """Batch generation: many scenes, seeds, scripts and scene variations across cores and
 machines (``twig batch``; docs/batch.md).
 
->>> from twig.batch import load_spec, run_batch, run_job   # doctest: +SKIP
->>> spec = load_spec("sweep")                # a spec file, or a built-in example spec
->>> report = run_batch(spec, "sweep-out", workers=2)
->>> result = run_job(spec.jobs[0])           # one job in this process: its row and files
+Usage::
+
+    from twig.batch import load_spec, run_batch, run_job
+
+    spec = load_spec("sweep")                # a spec file, or a built-in example spec
+    report = run_batch(spec, "sweep-out", workers=2)
+    result = run_job(spec.jobs[0])           # one job in this process: its row and files
 """
 
 from twig.batch.job import JobResult, run_job
