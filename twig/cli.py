@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
     _script_parsers(sub)
+    from twig.batch.command import add_batch_parser
+
+    add_batch_parser(sub)
     return parser
 
 
@@ -104,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command in ("script", "commands", "serve", "replay"):
             return _script_command(args)
+        if args.command == "batch":
+            from twig.batch.command import batch_main
+
+            return batch_main(args, console())
         from twig.bench.suite import run_suite
 
         return run_suite(quick=args.quick, console=console())
