@@ -289,7 +289,9 @@ class Hug(ArmTask):
             ahead = (torso - self.who.node_position("chest")) * (1.0, 0.0, 1.0)
             ahead /= max(float(np.linalg.norm(ahead)), 1e-9)
             behind = all((h - torso) @ ahead > 0.0 for h in hands)
-            if gap < 0.12 or (behind and gap < 0.25 and self.closing > 0.5):
+            # A hand that holds something (a doll) gets only so far round: it is in the way.
+            reach = 0.35 if self.who.gripped("left") or self.who.gripped("right") else 0.25
+            if gap < 0.12 or (behind and gap < reach and self.closing > 0.5):
                 # Close enough to clasp (or as close as the arms get, round a big partner):
                 # the zero-length link joins the pulled hands and squeezes them together
                 # (what the hands held before stays held).
