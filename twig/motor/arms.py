@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 SIDES = {"left": 0, "right": 1}
 HUG_GROUP = 1 << 30
 """Collision group a hugged partner's arms move to, so the hugger's arms pass them."""
+CARRY_GROUP = 1 << 29
+"""Collision group of a carried object, which its carrier's legs pass (no tripping on it)."""
 ARM_NODES = ("l_shoulder", "l_elbow", "l_hand", "r_shoulder", "r_elbow", "r_hand")
 REACHED = 0.05
 """A reach succeeds with the hand this close to its target, metres."""
@@ -42,6 +44,32 @@ def reach_forward(who: Character, side: str) -> np.ndarray:
     frame = shoulder_frame(who)
     shoulder = who.node_position(f"{side[0]}_shoulder")
     return shoulder + 0.9 * who.arm_length * frame.forward
+
+
+class Filter:
+    """A change of collision group or mask on some volumes, undone by :meth:`restore`
+    (volumes are found again by id, so bodies may come and go meanwhile)."""
+
+    def __init__(self, world, rows: np.ndarray, group: int | None = None,
+                 mask_clear: int = 0) -> None:
+        vols = world.volumes
+        self.world = world
+        self.ids = vols["id"][rows].copy()
+        self.group = vols["group"][rows].copy()
+        self.mask = vols["mask"][rows].copy()
+        if group is not None:
+            world.set_volume_filter(rows, group=group)
+        for row in rows if mask_clear else ():
+            world.set_volume_filter(row, mask=int(vols["mask"][row]) & ~mask_clear)
+
+    def restore(self) -> None:
+        vols = self.world.volumes
+        rows = np.searchsorted(vols["id"], self.ids)  # volume ids only grow
+        live = rows < len(vols)
+        live[live] = vols["id"][rows[live]] == self.ids[live]
+        vols["group"][rows[live]] = self.group[live]
+        vols["mask"][rows[live]] = self.mask[live]
+        self.world.set_volume_filter(np.zeros(0, dtype=np.int64))
 
 
 def stoop(who: Character, low: float | None) -> None:
@@ -153,6 +181,7 @@ class Grab(ArmTask):
         # and a crouching figure's hand gets only so low (a doll lying on the floor).
         self.close = max(0.06, float(world.nodes["radius"][node]) + 0.05 * who.scale)
         self.floor = 0.2 * who.scale
+        self.filters: list[Filter] = []
 
     def update(self) -> None:
         if self.action.done:
@@ -177,9 +206,14 @@ class Grab(ArmTask):
             self.who._grip(self.side, self.node, self.item)
             stoop(self.who, None)
             if self.carry:
-                # At the side, a little out and forward, the elbow bent: kept by the kernel.
-                out = 0.15 if self.side == "right" else -0.15
-                self.drive(self.side, np.array([out, -0.8, 0.35]), speed=1.0, mode=HAND_CARRY)
+                # At the side, out and forward, the elbow bent: kept by the kernel; the legs
+                # pass what hangs from the hand (a doll would trip the carrier).
+                out = 0.25 if self.side == "right" else -0.25
+                self.drive(self.side, np.array([out, -0.6, 0.35]), speed=1.0, mode=HAND_CARRY)
+                vols = world.volumes["body"]
+                self.filters = [
+                    Filter(world, np.flatnonzero(vols == self.item.id), group=CARRY_GROUP),
+                    Filter(world, np.flatnonzero(vols == self.who.id), mask_clear=CARRY_GROUP)]
             else:
                 self.free(self.side)
             self.action.succeed()
@@ -187,6 +221,12 @@ class Grab(ArmTask):
             self.cancel(f"could not get the {self.side} hand to {self.item.name} in "
                         f"{self.timeout:g} s (out of reach?)")
 
+
+    def cancel(self, reason: str) -> None:
+        for f in self.filters:
+            f.restore()
+        self.filters = []
+        super().cancel(reason)
 
 class Hug(ArmTask):
     persist = True
@@ -209,14 +249,9 @@ class Hug(ArmTask):
         # Arms round the partner's body, between its arms and sides: the partner's arms let
         # the hugger through (stick figures have no room there; its hands end up on our back).
         world = who.world
-        vols = world.volumes
-        mine = np.flatnonzero(vols["body"] == who.id)
-        self.filters = [(vols["id"][rows].copy(), vols["group"][rows].copy(),
-                         vols["mask"][rows].copy())
-                        for rows in (_arm_volumes(partner), mine)]
-        world.set_volume_filter(_arm_volumes(partner), group=HUG_GROUP)
-        for row in mine:
-            world.set_volume_filter(row, mask=int(vols["mask"][row]) & ~HUG_GROUP)
+        self.filters = [Filter(world, _arm_volumes(partner), group=HUG_GROUP),
+                        Filter(world, np.flatnonzero(world.volumes["body"] == who.id),
+                               mask_clear=HUG_GROUP)]
         self.walk = who.walk_to(partner, distance=0.1 * who.scale + 0.12, speed=1.5)
 
     def _torso_point(self) -> np.ndarray:
@@ -321,22 +356,20 @@ class Hug(ArmTask):
         # The arms may still be round the partner: collisions between the two come back only
         # once they have parted, or the separation would throw them about.
         partner = self.partner
+        # Apart: the partner's arms cannot reach us (they pass through us until then).
+        clear = 0.75 * world._body_record(partner.id).meta.get("scale", 1.0) + 0.3
 
         def parted() -> bool:
-            return not (who.alive and partner.alive) or partner.name not in world.touched(
-                who, within=0.3)
+            if not (who.alive and partner.alive):
+                return True
+            gap = (who.centroid - partner.centroid)[[0, 2]]
+            return float(np.hypot(*gap)) > clear
 
         who.motor.after(parted, self._restore_filters)
 
     def _restore_filters(self) -> None:
-        vols = self.who.world.volumes
-        for ids, group, mask in self.filters:
-            rows = np.searchsorted(vols["id"], ids)  # volume ids only grow
-            live = rows < len(vols)
-            live[live] = vols["id"][rows[live]] == ids[live]
-            vols["group"][rows[live]] = group[live]
-            vols["mask"][rows[live]] = mask[live]
-        self.who.world.set_volume_filter(np.zeros(0, dtype=np.int64))
+        for f in self.filters:
+            f.restore()
 
 
 def _arm_volumes(body: Body) -> np.ndarray:

@@ -51,6 +51,12 @@ ALLOWED = 23
 """Total normal push (m) the pair may receive this tick (see ``narrow._contact``)."""
 PAIR_SLOTS = 24
 
+LEVER = 2.0
+"""Most a node may move per metre of separation a push asks for. Jakobsen's rule moves node
+``k`` by ``d c_k w_k / sum c^2 w``: at a contact near a link's immovable end (a planted foot)
+the free end would move ``d / c_k``, many times ``d``, and a tangential friction push there
+once threw a knee metres away."""
+
 
 @njit(cache=True, inline="always")
 def side_weight(w, flags, ground_normal, k, sx, sy, sz):
@@ -149,6 +155,15 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
     if s <= 0.0:
         return 0.0
     lam = depth / s
+    for side in range(2):  # the lever limit on a capsule or sphere side (see LEVER)
+        if pair_f[q, RIGID_A + side] == 0.0 and pair_f[q, MOVE_A + side] != 0.0:
+            sign = 1.0 - 2.0 * side
+            for k in range(4):
+                i = pair_i[q, 4 * side + k]
+                cw = pair_f[q, COEF_A + 4 * side + k] * side_weight(
+                    w, flags, ground_normal, i, sign * nx, sign * ny, sign * nz)
+                if cw * lam > LEVER * depth:
+                    lam = LEVER * depth / cw
     side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, lam)
     side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz, lam)
     return depth
@@ -159,6 +174,7 @@ def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, de
     """:func:`push_apart` when neither side is a box, in one pass over the nodes with a
     non-zero coefficient (a capsule has two, a sphere one)."""
     s = 0.0
+    big = 0.0
     for k in range(8):
         c = pair_f[q, COEF_A + k]
         if c == 0.0 or pair_f[q, MOVE_A + (k >> 2)] == 0.0:
@@ -171,9 +187,10 @@ def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, de
                      + nz * ground_normal[i, 2]) < 0.0:
                 wi = 0.0
         s += c * c * wi
+        big = max(big, c * wi)
     if s <= 0.0:
         return 0.0
-    lam = depth / s
+    lam = min(depth / s, LEVER * depth / big)
     for k in range(8):
         c = pair_f[q, COEF_A + k]
         if c == 0.0 or pair_f[q, MOVE_A + (k >> 2)] == 0.0:
