@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 from twig.errors import PhysicsError, UnknownNameError
 from twig.events import EventBus
 from twig.physics import flags
+from twig.physics.collision.broad import PAIRS
 from twig.physics.collision.system import CollisionMixin
 from twig.physics.columns import Column, Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
@@ -140,6 +141,8 @@ class PhysicsWorld(CollisionMixin):
         self._solver: tuple = ()
         self._solver_slot = np.zeros(0, dtype=np.int64)
         self._solver_version = -1
+        self._args_key: tuple = ()
+        self._args: tuple = ()
         self.on_tick_start: list[Callable[[], None]] = []
         self.on_tick_end: list[Callable[[], None]] = []
         self.events = EventBus(lambda: self.time)
@@ -527,36 +530,59 @@ class PhysicsWorld(CollisionMixin):
             self._solver[1][slots] = r
             self._solver[2][slots] = r
 
+    def _tick_args(self) -> tuple:
+        """The tick kernel's array arguments, taken again only when a table or buffer changed
+        (a step reads dozens of columns: about 10 microseconds of Python otherwise)."""
+        key = (self._counters["topology"], self.planes.version, self.body_state.version,
+               len(self._pair_vol))
+        if self._args_key != key:
+            nodes, vols, state = self.nodes, self.volumes, self.body_state
+            col = self._collision_arrays()
+            self._args = (
+                *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
+                                     "damp_ground", "damp_ref", "damp_rel", "radius",
+                                     "ground_normal", "lock_pos", "move_target", "move_time")),
+                *self._solver_links(), self.hinges["nodes"], self.hinges["plane"],
+                self.hinges["bend_min"], self.angles["nodes"], self.angles["cos"],
+                self.planes["normal"], self.planes["offset"], self.planes["friction"],
+                *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask",
+                                    "friction", "passive", "id", "body")),
+                *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h",
+                                   "corner_push", "corner_plane", "body_vols", "body_vol_start",
+                                   "self_pairs", "linked_keys", "linked_bodies", "build_lo",
+                                   "build_hi", "node_row", "body_start", "body_count",
+                                   "can_sleep")),
+                *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
+                self._pair_vol, self._pair_i, self._pair_f, self._pair_active, self._hit_row,
+                self._hit_ids, self._pain_hits, self._pain_level, self.broad_stats)
+            self._args_key = key
+        return self._args
+
+    def _tick_settings(self) -> tuple:
+        """The tick kernel's scalar arguments (settings users may change between ticks)."""
+        return (self.broad_margin, self.broad_lookahead, self._col_force, self.broad_grid,
+                self.sleep_speed * self.dt,
+                round(self.sleep_seconds / self.dt) if self.sleeping else 0,
+                self.max_depenetration_speed * self.dt, self.gravity, self.dt, self.iterations)
+
     def step(self, n: int = 1) -> None:
-        """Advance ``n`` ticks: hooks, integrate (eq. 2), project (K iterations), friction."""
-        nodes = self.nodes
+        """Advance ``n`` ticks: hooks, then one kernel call (broad phase, integrate (eq. 2),
+        project (K iterations), friction, sleep, contacts, pain), then tactile memory and
+        events."""
         for _ in range(n):
             for hook in self.on_tick_start:
                 hook()
-            link_nodes, link_min, link_max, link_stiffness, n_exact = self._solver_links()
-            col = self._collision_arrays()
-            n_pairs = self._broad_phase(col) if len(self.volumes) else 0
-            vols = self.volumes
-            state = self.body_state
-            sleep_ticks = round(self.sleep_seconds / self.dt) if self.sleeping else 0
-            physics_tick(
-                nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"], nodes["flags"],
-                nodes["damp_air"], nodes["damp_ground"], nodes["damp_ref"], nodes["damp_rel"],
-                nodes["radius"], nodes["ground_normal"], nodes["lock_pos"],
-                nodes["move_target"], nodes["move_time"],
-                link_nodes, link_min, link_max, link_stiffness, n_exact,
-                self.hinges["nodes"], self.hinges["plane"], self.hinges["bend_min"],
-                self.angles["nodes"], self.angles["cos"],
-                self.planes["normal"], self.planes["offset"], self.planes["friction"],
-                vols["kind"], vols["nodes"], vols["radius"], vols["coef"], vols["friction"],
-                vols["passive"], col["has_spheres"], col["boxes"], col["box_c"], col["box_u"],
-                col["box_h"],
-                col["corner_push"], col["corner_plane"], self._pair_vol, n_pairs,
-                self._pair_i, self._pair_f, col["node_row"], col["body_start"],
-                col["body_count"], col["can_sleep"], state["still"],
-                self.sleep_speed * self.dt, sleep_ticks, self.max_depenetration_speed * self.dt,
-                self.gravity, self.dt, self.iterations)
-            self._sense(n_pairs)
+            n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
+                                                       *self._tick_settings())
+            if n_contacts < 0:
+                # More candidate pairs than buffer rows: nothing moved; grow and list again.
+                self._grow_pairs(2 * n_pairs)
+                self.broad_stats[PAIRS] = 0
+                self._col_force = True
+                n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
+                                                           *self._tick_settings())
+            self._col_force = False
+            self._sense(n_contacts, n_pain)
             self.tick += 1
             for hook in self.on_tick_end:
                 hook()

@@ -414,75 +414,146 @@ def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, 
 
 
 @njit(cache=True)
-def prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
-                  pair_f, depenetration):
-    """Reset the contact rows of this tick's candidate pairs; ``depenetration`` (m) is how far
-    a pair may be pushed apart in one tick beyond undoing its approach."""
-    for q in range(n_pairs):
-        va = pair_vol[q, 0]
-        vb = pair_vol[q, 1]
-        for k in range(4):
-            pair_i[q, k] = vol_nodes[va, k]
-            pair_i[q, 4 + k] = vol_nodes[vb, k]
-        # Only what is read before it is written (a row is 24 slots; piles have 10^5 rows).
-        pair_f[q, GAP] = math.inf
-        pair_f[q, DEPTH] = 0.0
-        pair_f[q, ENERGY] = 0.0
-        pair_f[q, PUSH] = 0.0
-        pair_f[q, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
-        pair_f[q, MOVE_A] = 0.0 if vol_passive[va] else 1.0
-        pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
-        pair_f[q, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
-        pair_f[q, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
-        pair_f[q, ALLOWED] = depenetration
+def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, pair_i, pair_f,
+                  depenetration):
+    """Reset contact row ``q`` for this tick (rows are set up only for the candidates the
+    first sweep finds close: a pile has 10^5 candidates and a row is 24 slots);
+    ``depenetration`` (m) is how far the pair may be pushed apart in one tick beyond undoing
+    its approach."""
+    va = pair_vol[q, 0]
+    vb = pair_vol[q, 1]
+    for k in range(4):
+        pair_i[q, k] = vol_nodes[va, k]
+        pair_i[q, 4 + k] = vol_nodes[vb, k]
+    # Only what is read before it is written.
+    pair_f[q, GAP] = math.inf
+    pair_f[q, DEPTH] = 0.0
+    pair_f[q, ENERGY] = 0.0
+    pair_f[q, PUSH] = 0.0
+    pair_f[q, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
+    pair_f[q, MOVE_A] = 0.0 if vol_passive[va] else 1.0
+    pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
+    pair_f[q, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
+    pair_f[q, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
+    pair_f[q, ALLOWED] = depenetration
 
 
 @njit(cache=True)
-def resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                  vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i, pair_f,
-                  first, dt, node_row, body_start, body_count):
-    """One projection sweep over the candidate pairs (pairs found apart by more than
-    ACTIVE_GAP at the first iteration are skipped for the rest of the tick; pairs of two
-    sleeping bodies are skipped)."""
+def _capsules_apart(pos, vol_nodes, vol_radius, va, vb, gap):
+    """True when the bounding boxes of capsules ``va`` and ``vb`` are more than ``gap`` (m)
+    apart along some axis, so their surfaces surely are (a box distance bounds the true
+    distance from below; 1 nm of slack covers the rounding of the exact test). Branch-free:
+    most candidates of a pile fail or pass it unpredictably."""
+    a0 = vol_nodes[va, 0]
+    a1 = vol_nodes[va, 1]
+    b0 = vol_nodes[vb, 0]
+    b1 = vol_nodes[vb, 1]
+    reach = vol_radius[va] + vol_radius[vb] + gap + 1e-9
+    apart = False
+    for c in range(3):
+        lo_a = min(pos[a0, c], pos[a1, c])
+        hi_a = max(pos[a0, c], pos[a1, c])
+        lo_b = min(pos[b0, c], pos[b1, c])
+        hi_b = max(pos[b0, c], pos[b1, c])
+        apart |= max(lo_a - hi_b, lo_b - hi_a) > reach
+    return apart
+
+
+@njit(cache=True)
+def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                  vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q, first,
+                  dt, node_row, body_start, body_count):
+    """Project contact row ``q`` by its pair type; in the first iteration a pair still
+    penetrating is projected again, up to REPEATS times (the contact point moves as the
+    volumes turn), so one sweep leaves no deep overlap."""
+    va = pair_vol[q, 0]
+    vb = pair_vol[q, 1]
+    ka = vol_kind[va]
+    kb = vol_kind[vb]
+    for rep in range(REPEATS if first else 1):
+        once = first and rep == 0
+        if ka == CAPSULE and kb == CAPSULE:
+            depth = _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                     vol_radius, va, vb, pair_i, pair_f, q, once, dt, node_row,
+                                     body_start, body_count)
+        elif ka == CAPSULE:
+            depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                 vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h, pair_i,
+                                 pair_f, q, once, dt, node_row, body_start, body_count)
+        elif kb == CAPSULE:
+            depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                 vol_radius, vol_coef, vb, va, False, box_c, box_u, box_h,
+                                 pair_i, pair_f, q, once, dt, node_row, body_start, body_count)
+        else:
+            depth = _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef,
+                             va, vb, box_c, box_u, box_h, pair_i, pair_f, q, once, dt, node_row,
+                             body_start, body_count)
+        if depth <= REPEAT_DEPTH:
+            break
+
+
+@njit(cache=True)
+def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, pair_vol, n_pairs,
+                pair_i, pair_f, active, depenetration, dt, node_row, body_start, body_count):
+    """The first projection sweep over the broad phase's ``n_pairs`` candidates.
+
+    Pairs of two sleeping bodies are skipped. Capsule pairs are measured first (a box test,
+    then the exact gap) and only those within ACTIVE_GAP get a contact row; every pair that
+    gets one and is no farther apart than ACTIVE_GAP is listed in ``active`` ((P,) int64, in
+    candidate order) for the later iterations, which skip the rest. Returns how many are.
+    """
+    n_active = 0
     for q in range(n_pairs):
-        if not first and pair_f[q, GAP] > ACTIVE_GAP:
-            continue
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
         if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
             continue
-        ka = vol_kind[va]
-        kb = vol_kind[vb]
-        if ka == CAPSULE and kb == CAPSULE:
-            # Most candidates do not touch: measure the gap here, cheaply, and leave the
-            # (much larger) contact code for the pairs that do.
+        capsules = vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE
+        gap = math.inf
+        if capsules:
+            # Most candidates do not touch: rule them out cheaply and leave the (much larger)
+            # contact code for the pairs that do.
+            if _capsules_apart(pos, vol_nodes, vol_radius, va, vb, ACTIVE_GAP):
+                continue
             gap = _capsule_gap(pos, vol_nodes, vol_radius, va, vb)
-            if first:
-                pair_f[q, GAP] = gap
+            if gap > ACTIVE_GAP:
+                continue
+        activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, pair_i,
+                      pair_f, depenetration)
+        if capsules:
+            pair_f[q, GAP] = gap
+            active[n_active] = q
+            n_active += 1
             if gap >= 0.0:
                 continue
-        for rep in range(REPEATS if first else 1):
-            once = first and rep == 0
-            if ka == CAPSULE and kb == CAPSULE:
-                depth = _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                         vol_radius, va, vb, pair_i, pair_f, q, once, dt,
-                                         node_row, body_start, body_count)
-            elif ka == CAPSULE:
-                depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                     vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h,
-                                     pair_i, pair_f, q, once, dt, node_row, body_start,
-                                     body_count)
-            elif kb == CAPSULE:
-                depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                     vol_radius, vol_coef, vb, va, False, box_c, box_u, box_h,
-                                     pair_i, pair_f, q, once, dt, node_row, body_start,
-                                     body_count)
-            else:
-                depth = _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                 vol_coef, va, vb, box_c, box_u, box_h, pair_i, pair_f, q, once,
-                                 dt, node_row, body_start, body_count)
-            if depth <= REPEAT_DEPTH:
-                break
+        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
+                      True, dt, node_row, body_start, body_count)
+        if not capsules and pair_f[q, GAP] <= ACTIVE_GAP:
+            active[n_active] = q
+            n_active += 1
+    return n_active
+
+
+@njit(cache=True)
+def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                   vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, active,
+                   n_active, dt, node_row, body_start, body_count):
+    """A later projection sweep: each pair of the first sweep's ``active`` list once (pairs
+    of two sleeping bodies skipped)."""
+    for x in range(n_active):
+        q = active[x]
+        va = pair_vol[q, 0]
+        vb = pair_vol[q, 1]
+        if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
+            continue
+        if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE:
+            if _capsule_gap(pos, vol_nodes, vol_radius, va, vb) >= 0.0:
+                continue
+        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
+                      False, dt, node_row, body_start, body_count)
 
 
 @njit(cache=True)
