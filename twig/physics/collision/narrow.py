@@ -14,11 +14,16 @@ import math
 import numpy as np
 from numba import njit
 
+from twig.physics.collision.capsules import (
+    capsule_contact,
+    capsule_gap,
+    capsule_repeats,
+    capsules_apart,
+)
 from twig.physics.collision.geometry import (
     box_projection_radius,
     box_separating_axis,
     closest_params_segments,
-    fallback_normal,
     point_in_box,
     segment_box,
 )
@@ -37,6 +42,9 @@ from twig.physics.collision.response import (
     PUSH,
     RIGID_A,
     RIGID_B,
+    SELF_APPROACH,
+    WAKE_DEPTH,
+    WAKE_SPEED,
     hold_static,
     point_velocity,
     push_apart,
@@ -46,6 +54,7 @@ from twig.physics.collision.response import (
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.collision.sleep import wake_body
 from twig.physics.flags import ASLEEP, GROUNDED
+from twig.physics.hot import hot_kernel
 
 CAPSULE = 0
 """Volume kind: a capsule on nodes 0-1 (a sphere when both are the same node)."""
@@ -54,21 +63,15 @@ BOX = 1
 
 ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
-SELF_APPROACH = 0.05
-"""Most approach (m per tick) a body's contacts with itself may undo in one tick."""
 REPEATS = 8
 """In the first iteration, a pair still penetrating after its projection is projected again,
 up to this many times (the contact point moves as the volumes turn), so one sweep leaves no
 deep overlap; later iterations project each pair once."""
 REPEAT_DEPTH = 1e-3
 """Penetration (m) below which a pair's projection is not repeated."""
-WAKE_DEPTH = 0.02
-"""A sleeping body wakes when a contact penetrates it deeper than this (m) ..."""
-WAKE_SPEED = 0.5
-"""... or something hits it faster than this (m/s, relative normal speed)."""
 
 
-@njit(cache=True)
+@hot_kernel
 def box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h):
     """Centre, unit axes and half extents of box volume ``v`` from its four nodes.
 
@@ -97,7 +100,7 @@ def box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h):
             box_u[v, r - 1, 2] = z / h
 
 
-@njit(cache=True)
+@hot_kernel
 def box_coef(vol_coef, box_h, v, lx, ly, lz, k):
     """Affine coefficient of node ``k`` of box ``v`` for the point with box coordinates
     ``l`` (metres)."""
@@ -105,14 +108,14 @@ def box_coef(vol_coef, box_h, v, lx, ly, lz, k):
             + ly / box_h[v, 1] * vol_coef[v, 2, k] + lz / box_h[v, 2] * vol_coef[v, 3, k])
 
 
-@njit(cache=True)
+@hot_kernel
 def set_box_coefs(vol_coef, box_h, v, lx, ly, lz, pair_f, q, slot):
     """Store the affine node coefficients of the box point ``l`` in ``pair_f[q, slot:]``."""
     for k in range(4):
         pair_f[q, slot + k] = box_coef(vol_coef, box_h, v, lx, ly, lz, k)
 
 
-@njit(cache=True)
+@hot_kernel
 def set_capsule_coefs(t, pair_f, q, slot):
     pair_f[q, slot] = 1.0 - t
     pair_f[q, slot + 1] = t
@@ -120,7 +123,7 @@ def set_capsule_coefs(t, pair_f, q, slot):
     pair_f[q, slot + 3] = 0.0
 
 
-@njit(cache=True)
+@hot_kernel
 def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, dt):
     """Approach speed (m/s, > 0 when closing) and kinetic energy (J) of contact ``q`` along
     ``n``, from this tick's displacements of the contact points and the true masses."""
@@ -136,7 +139,7 @@ def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny
     return speed, 0.5 * speed * speed / s
 
 
-@njit(cache=True)
+@hot_kernel
 def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
              depth, px, py, pz, first, dt, node_row, body_start, body_count):
     """Record, wake and project one contact whose COEF slots are already set.
@@ -181,69 +184,6 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
                                   push)
     hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
     return push
-
-
-@njit(cache=True)
-def _capsule_cores(pos, vol_nodes, va, vb):
-    """Closest points of the core segments of capsules ``va`` and ``vb``: their parameters
-    ``s``, ``t`` and the points ``p`` on ``va`` and ``q`` on ``vb`` (metres)."""
-    a0 = vol_nodes[va, 0]
-    a1 = vol_nodes[va, 1]
-    b0 = vol_nodes[vb, 0]
-    b1 = vol_nodes[vb, 1]
-    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
-                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
-                                   pos[b1, 1], pos[b1, 2])
-    return (s, t, pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]),
-            pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]), pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]),
-            pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0]), pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1]),
-            pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2]))
-
-
-@njit(cache=True)
-def _capsule_gap(pos, vol_nodes, vol_radius, va, vb):
-    """Distance between the surfaces of capsules ``va`` and ``vb`` (negative: overlap), m."""
-    _, _, px, py, pz, qx, qy, qz = _capsule_cores(pos, vol_nodes, va, vb)
-    return (math.sqrt((px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2) - vol_radius[va]
-            - vol_radius[vb])
-
-
-@njit(cache=True)
-def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius, va,
-                     vb, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
-    a0 = vol_nodes[va, 0]
-    a1 = vol_nodes[va, 1]
-    b0 = vol_nodes[vb, 0]
-    b1 = vol_nodes[vb, 1]
-    s, t, px, py, pz, qx, qy, qz = _capsule_cores(pos, vol_nodes, va, vb)
-    dx = px - qx
-    dy = py - qy
-    dz = pz - qz
-    d = math.sqrt(dx * dx + dy * dy + dz * dz)
-    ra = vol_radius[va]
-    rb = vol_radius[vb]
-    gap = d - ra - rb
-    if first:
-        pair_f[q, GAP] = gap
-    if gap >= 0.0:
-        return 0.0
-    if d > 1e-9:
-        nx = dx / d
-        ny = dy / d
-        nz = dz / d
-    else:
-        nx, ny, nz = fallback_normal(
-            pos[a1, 0] - pos[a0, 0], pos[a1, 1] - pos[a0, 1], pos[a1, 2] - pos[a0, 2],
-            pos[b1, 0] - pos[b0, 0], pos[b1, 1] - pos[b0, 1], pos[b1, 2] - pos[b0, 2],
-            0.5 * (pos[a0, 0] + pos[a1, 0] - pos[b0, 0] - pos[b1, 0]),
-            0.5 * (pos[a0, 1] + pos[a1, 1] - pos[b0, 1] - pos[b1, 1]),
-            0.5 * (pos[a0, 2] + pos[a1, 2] - pos[b0, 2] - pos[b1, 2]))
-    set_capsule_coefs(s, pair_f, q, COEF_A)
-    set_capsule_coefs(t, pair_f, q, COEF_B)
-    mid = 0.5 * (rb - ra + d)
-    return _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny,
-                    nz, -gap, qx + nx * mid, qy + ny * mid, qz + nz * mid, first, dt, node_row,
-                    body_start, body_count)
 
 
 @njit(cache=True)
@@ -413,7 +353,7 @@ def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, 
                     overlap, px, py, pz, first, dt, node_row, body_start, body_count)
 
 
-@njit(cache=True)
+@hot_kernel
 def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, pair_i, pair_f,
                   depenetration):
     """Reset contact row ``q`` for this tick (rows are set up only for the candidates the
@@ -439,32 +379,12 @@ def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, p
 
 
 @njit(cache=True)
-def _capsules_apart(pos, vol_nodes, vol_radius, va, vb, gap):
-    """True when the bounding boxes of capsules ``va`` and ``vb`` are more than ``gap`` (m)
-    apart along some axis, so their surfaces surely are (a box distance bounds the true
-    distance from below; 1 nm of slack covers the rounding of the exact test). Branch-free:
-    most candidates of a pile fail or pass it unpredictably."""
-    a0 = vol_nodes[va, 0]
-    a1 = vol_nodes[va, 1]
-    b0 = vol_nodes[vb, 0]
-    b1 = vol_nodes[vb, 1]
-    reach = vol_radius[va] + vol_radius[vb] + gap + 1e-9
-    apart = False
-    for c in range(3):
-        lo_a = min(pos[a0, c], pos[a1, c])
-        hi_a = max(pos[a0, c], pos[a1, c])
-        lo_b = min(pos[b0, c], pos[b1, c])
-        hi_b = max(pos[b0, c], pos[b1, c])
-        apart |= max(lo_a - hi_b, lo_b - hi_a) > reach
-    return apart
-
-
-@njit(cache=True)
 def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                   vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q, first,
                   dt, node_row, body_start, body_count):
-    """Project contact row ``q`` by its pair type; in the first iteration a pair still
-    penetrating is projected again, up to REPEATS times (the contact point moves as the
+    """Project contact row ``q`` of a pair with a box (capsule pairs:
+    :func:`~twig.physics.collision.capsules.capsule_repeats`); in the first iteration a pair
+    still penetrating is projected again, up to REPEATS times (the contact point moves as the
     volumes turn), so one sweep leaves no deep overlap."""
     va = pair_vol[q, 0]
     vb = pair_vol[q, 1]
@@ -472,11 +392,7 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
     kb = vol_kind[vb]
     for rep in range(REPEATS if first else 1):
         once = first and rep == 0
-        if ka == CAPSULE and kb == CAPSULE:
-            depth = _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                     vol_radius, va, vb, pair_i, pair_f, q, once, dt, node_row,
-                                     body_start, body_count)
-        elif ka == CAPSULE:
+        if ka == CAPSULE:
             depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
                                  vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h, pair_i,
                                  pair_f, q, once, dt, node_row, body_start, body_count)
@@ -511,12 +427,19 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             continue
         capsules = vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE
         gap = math.inf
+        ra = rb = 0.0
         if capsules:
-            # Most candidates do not touch: rule them out cheaply and leave the (much larger)
-            # contact code for the pairs that do.
-            if _capsules_apart(pos, vol_nodes, vol_radius, va, vb, ACTIVE_GAP):
+            # Most candidates do not touch: rule them out cheaply (1 nm of slack covers the
+            # rounding of the exact test) and leave the contact code for those that do.
+            a0 = vol_nodes[va, 0]
+            a1 = vol_nodes[va, 1]
+            b0 = vol_nodes[vb, 0]
+            b1 = vol_nodes[vb, 1]
+            ra = vol_radius[va]
+            rb = vol_radius[vb]
+            if capsules_apart(pos, a0, a1, b0, b1, ra + rb + ACTIVE_GAP + 1e-9):
                 continue
-            gap = _capsule_gap(pos, vol_nodes, vol_radius, va, vb)
+            gap = capsule_gap(pos, a0, a1, b0, b1, ra, rb)
             if gap > ACTIVE_GAP:
                 continue
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, pair_i,
@@ -525,12 +448,15 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             pair_f[q, GAP] = gap
             active[n_active] = q
             n_active += 1
-            if gap >= 0.0:
-                continue
+            if gap < 0.0:
+                capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+                                ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
+                                body_count)
+            continue
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
                       True, dt, node_row, body_start, body_count)
-        if not capsules and pair_f[q, GAP] <= ACTIVE_GAP:
+        if pair_f[q, GAP] <= ACTIVE_GAP:
             active[n_active] = q
             n_active += 1
     return n_active
@@ -549,14 +475,16 @@ def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_n
         if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
             continue
         if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE:
-            if _capsule_gap(pos, vol_nodes, vol_radius, va, vb) >= 0.0:
-                continue
+            capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+                            vol_radius[va], vol_radius[vb], False, dt, node_row, body_start,
+                            body_count)
+            continue
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
                       False, dt, node_row, body_start, body_count)
 
 
-@njit(cache=True)
+@hot_kernel
 def _corner(box_c, box_u, box_h, v, corner):
     """World position of corner ``corner`` (bits 0-2 = sign of x, y, z) of box ``v``."""
     sx = box_h[v, 0] if corner & 1 else -box_h[v, 0]
@@ -567,7 +495,7 @@ def _corner(box_c, box_u, box_h, v, corner):
             box_c[v, 2] + sx * box_u[v, 0, 2] + sy * box_u[v, 1, 2] + sz * box_u[v, 2, 2])
 
 
-@njit(cache=True)
+@hot_kernel
 def _push_frame(pos, w, vol_nodes, v, px, py, pz, nx, ny, nz, amount):
     """Move box ``v``'s frame rigidly so that its point ``p`` moves ``amount`` along ``n``."""
     i0, i1, i2, i3 = vol_nodes[v, 0], vol_nodes[v, 1], vol_nodes[v, 2], vol_nodes[v, 3]
