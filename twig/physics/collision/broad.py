@@ -95,11 +95,11 @@ def _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, body, other, 
     for x in range(body_vol_start[body], body_vol_start[body + 1]):
         v = body_vols[x]
         stats[VOLUME_TESTS] += 1
-        if (build_lo[v, 0] <= bhi[other, 0] and blo[other, 0] <= build_hi[v, 0]
-                and build_lo[v, 1] <= bhi[other, 1] and blo[other, 1] <= build_hi[v, 1]
-                and build_lo[v, 2] <= bhi[other, 2] and blo[other, 2] <= build_hi[v, 2]):
-            out[count] = v
-            count += 1
+        # Branch-free ("&", not "and"): whether a limb reaches the other body is a coin flip.
+        out[count] = v
+        count += ((build_lo[v, 0] <= bhi[other, 0]) & (blo[other, 0] <= build_hi[v, 0])
+                  & (build_lo[v, 1] <= bhi[other, 1]) & (blo[other, 1] <= build_hi[v, 1])
+                  & (build_lo[v, 2] <= bhi[other, 2]) & (blo[other, 2] <= build_hi[v, 2]))
     return count
 
 
@@ -123,10 +123,10 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
         for y in range(nb):
             vb = near_b[y]
             stats[VOLUME_TESTS] += 1
-            if not (build_lo[va, 0] <= build_hi[vb, 0] and build_lo[vb, 0] <= build_hi[va, 0]
-                    and build_lo[va, 1] <= build_hi[vb, 1] and build_lo[vb, 1] <= build_hi[va, 1]
-                    and build_lo[va, 2] <= build_hi[vb, 2]
-                    and build_lo[vb, 2] <= build_hi[va, 2]):
+            if not ((build_lo[va, 0] <= build_hi[vb, 0]) & (build_lo[vb, 0] <= build_hi[va, 0])
+                    & (build_lo[va, 1] <= build_hi[vb, 1]) & (build_lo[vb, 1] <= build_hi[va, 1])
+                    & (build_lo[va, 2] <= build_hi[vb, 2])
+                    & (build_lo[vb, 2] <= build_hi[va, 2])):
                 continue
             if not (vol_group[va] & vol_mask[vb]) or not (vol_group[vb] & vol_mask[va]):
                 continue
