@@ -8,6 +8,7 @@ dispatch (the benchmark's 20 microsecond budget for one stick figure counts it).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -26,6 +27,9 @@ from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
 from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.integrate import integrate_nodes
+
+if TYPE_CHECKING:
+    from twig.physics.world import PhysicsWorld
 
 
 @njit(cache=True)
@@ -186,3 +190,36 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, active, n_active)
+
+
+def array_args(world: PhysicsWorld) -> tuple:
+    """The array arguments of :func:`physics_tick` for ``world``, in order: node columns,
+    links in solver order, hinges, angle limits, planes, volumes, the topology-derived
+    collision arrays, the body table and the pair buffers (views of the world's state)."""
+    nodes, vols, state = world.nodes, world.volumes, world.body_state
+    col = world._collision_arrays()
+    return (
+        *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
+                             "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
+                             "lock_pos", "move_target", "move_time")),
+        *world._solver_links(), world.hinges["nodes"], world.hinges["plane"],
+        world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
+        world.planes["normal"], world.planes["offset"], world.planes["friction"],
+        *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask", "friction",
+                            "passive", "id", "body")),
+        *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h", "corner_push",
+                           "corner_plane", "body_vols", "body_vol_start", "self_pairs",
+                           "linked_keys", "linked_bodies", "build_lo", "build_hi", "node_row",
+                           "body_start", "body_count", "can_sleep")),
+        *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
+        world._pair_vol, world._pair_i, world._pair_f, world._pair_active, world._hit_row,
+        world._hit_ids, world._pain_hits, world._pain_level, world.broad_stats)
+
+
+def setting_args(world: PhysicsWorld) -> tuple:
+    """The scalar arguments of :func:`physics_tick`: settings users may change between
+    ticks."""
+    dt = world.dt
+    return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
+            world.sleep_speed * dt, round(world.sleep_seconds / dt) if world.sleeping else 0,
+            world.max_depenetration_speed * dt, world.gravity, dt, world.iterations)

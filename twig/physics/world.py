@@ -26,7 +26,7 @@ from twig.physics.columns import Column, Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
 from twig.physics.handles import Body, BodyRecord, Link
 from twig.physics.ordering import link_order
-from twig.physics.tick import physics_tick
+from twig.physics.tick import array_args, physics_tick, setting_args
 from twig.physics.validate import as_indices, as_points, as_positive, as_scalar_or_array
 
 DEFAULT_DAMP_AIR = 0.002
@@ -531,39 +531,15 @@ class PhysicsWorld(CollisionMixin):
             self._solver[2][slots] = r
 
     def _tick_args(self) -> tuple:
-        """The tick kernel's array arguments, taken again only when a table or buffer changed
-        (a step reads dozens of columns: about 10 microseconds of Python otherwise)."""
+        """The tick kernel's array arguments (:func:`~twig.physics.tick.array_args`), taken
+        again only when a table or buffer changed (a step reads dozens of columns: about 10
+        microseconds of Python otherwise)."""
         key = (self._counters["topology"], self.planes.version, self.body_state.version,
                len(self._pair_vol))
         if self._args_key != key:
-            nodes, vols, state = self.nodes, self.volumes, self.body_state
-            col = self._collision_arrays()
-            self._args = (
-                *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
-                                     "damp_ground", "damp_ref", "damp_rel", "radius",
-                                     "ground_normal", "lock_pos", "move_target", "move_time")),
-                *self._solver_links(), self.hinges["nodes"], self.hinges["plane"],
-                self.hinges["bend_min"], self.angles["nodes"], self.angles["cos"],
-                self.planes["normal"], self.planes["offset"], self.planes["friction"],
-                *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask",
-                                    "friction", "passive", "id", "body")),
-                *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h",
-                                   "corner_push", "corner_plane", "body_vols", "body_vol_start",
-                                   "self_pairs", "linked_keys", "linked_bodies", "build_lo",
-                                   "build_hi", "node_row", "body_start", "body_count",
-                                   "can_sleep")),
-                *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
-                self._pair_vol, self._pair_i, self._pair_f, self._pair_active, self._hit_row,
-                self._hit_ids, self._pain_hits, self._pain_level, self.broad_stats)
+            self._args = array_args(self)
             self._args_key = key
         return self._args
-
-    def _tick_settings(self) -> tuple:
-        """The tick kernel's scalar arguments (settings users may change between ticks)."""
-        return (self.broad_margin, self.broad_lookahead, self._col_force, self.broad_grid,
-                self.sleep_speed * self.dt,
-                round(self.sleep_seconds / self.dt) if self.sleeping else 0,
-                self.max_depenetration_speed * self.dt, self.gravity, self.dt, self.iterations)
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` ticks: hooks, then one kernel call (broad phase, integrate (eq. 2),
@@ -573,14 +549,14 @@ class PhysicsWorld(CollisionMixin):
             for hook in self.on_tick_start:
                 hook()
             n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
-                                                       *self._tick_settings())
+                                                       *setting_args(self))
             if n_contacts < 0:
                 # More candidate pairs than buffer rows: nothing moved; grow and list again.
                 self._grow_pairs(2 * n_pairs)
                 self.broad_stats[PAIRS] = 0
                 self._col_force = True
                 n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
-                                                           *self._tick_settings())
+                                                           *setting_args(self))
             self._col_force = False
             self._sense(n_contacts, n_pain)
             self.tick += 1
