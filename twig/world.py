@@ -23,6 +23,7 @@ from twig.physics.columns import Columns
 from twig.physics.validate import as_positive
 
 if TYPE_CHECKING:
+    from twig.behavior import BehaviorSystem
     from twig.export.recording import Recording
     from twig.motor import MotorSystem
     from twig.physics import Snapshot
@@ -76,6 +77,17 @@ class World(PhysicsWorld):
             motor = self._motor = MotorSystem(self)
         return motor
 
+    @property
+    def behavior(self) -> BehaviorSystem:
+        """The behaviour system (autonomous characters' minds), made on first use; see
+        :func:`twig.behavior.add_behaviors`."""
+        system = self.__dict__.get("_behavior")
+        if system is None:
+            from twig.behavior import BehaviorSystem
+
+            system = self._behavior = BehaviorSystem(self)
+        return system
+
     def body(self, name: str) -> Body:
         """The body called ``name`` (a :class:`~twig.motor.Character` if it is one)."""
         body = super().body(name)
@@ -92,7 +104,9 @@ class World(PhysicsWorld):
         motor = self.__dict__.get("_motor")
         if motor is None:
             return []
-        return [b for b in self.bodies if motor.controls(b)]
+        from twig.motor import Character
+
+        return [Character(self, b.id) for b in self.bodies if motor.controls(b)]
 
     def _state_tables(self) -> dict[str, Columns]:
         tables = super()._state_tables()

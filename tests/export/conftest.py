@@ -83,9 +83,35 @@ def puppet_turn(period: float = 1.5) -> tuple[twig.World, str]:
     return world, "puppet"
 
 
+def walk() -> tuple[twig.World, str]:
+    """An adult walking a 2 m square under motor control (the 'walk' of issue #9)."""
+    world = twig.World(seed=0)
+    walker = world.add_humanoid("walker")
+    corners = iter([(2.0, 0.0, 0.0), (2.0, 0.0, 2.0), (0.0, 0.0, 2.0), (0.0, 0.0, 0.0)] * 3)
+    state = {"act": walker.walk_to(next(corners))}
+
+    def next_corner() -> None:
+        if state["act"].done:
+            state["act"] = walker.walk_to(next(corners))
+
+    world.on_tick_end.append(next_corner)
+    return world, "walker"
+
+
+def hug() -> tuple[twig.World, str]:
+    """A child runs to its parent and hugs it (the 'hug' of issue #9)."""
+    world = twig.World(seed=0)
+    parent = world.add_humanoid("parent", (0.0, 0.0, 3.0), facing=np.pi)
+    kid = world.add_humanoid("kid", preset="child")
+    kid.hug(parent, seconds=5.0)
+    return world, "kid"
+
+
 MOTIONS: dict[str, Callable[[], tuple[twig.World, str]]] = {
     "rag-doll": rag_doll,
     "puppet-turn": puppet_turn,
+    "walk": walk,
+    "hug": hug,
 }
 """Motion name -> builder of (world, name of the humanoid to check)."""
 

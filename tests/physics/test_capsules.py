@@ -12,7 +12,7 @@ from twig.physics.collision import response as r
 from twig.physics.collision.capsules import capsule_contact
 from twig.physics.collision.geometry import closest_params_segments, fallback_normal
 from twig.physics.collision.narrow import _contact, set_capsule_coefs
-from twig.physics.flags import GROUNDED
+from twig.physics.flags import GROUNDED, MOVING
 
 DT = 1.0 / 60.0
 
@@ -59,14 +59,15 @@ def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
        motion=arrays(np.float64, (4, 3), elements=st.floats(-0.03, 0.03)),
        radii=st.tuples(st.floats(0.03, 0.15), st.floats(0.03, 0.15)),
        sphere=st.booleans(), first=st.booleans(), passive_b=st.booleans(),
-       grounded=st.booleans(), mu=st.floats(0.0, 2.0))
+       grounded=st.booleans(), driven=st.booleans(), mu=st.floats(0.0, 2.0))
 def test_capsule_contact_matches_the_general_contact_bit_for_bit(ends, motion, radii, sphere,
                                                                  first, passive_b, grounded,
-                                                                 mu):
+                                                                 driven, mu):
     pos = ends.copy()
     prev = pos - motion
     w = np.array([1.0, 2.0, 0.5, 1.5])
-    flags = np.array([GROUNDED if grounded else 0, 0, 0, 0], dtype=np.uint8)
+    flags = np.array([GROUNDED if grounded else 0, 0, MOVING if driven else 0,
+                      MOVING if driven else 0], dtype=np.uint8)
     gn = np.zeros((4, 3))
     gn[:, 1] = 1.0
     a1 = 0 if sphere else 1

@@ -47,8 +47,10 @@ def test_layers_above_add_fields_and_overlays(monkeypatch):
     text = describe("kid", fields)
     assert "**behavior**: approach" in text and "approach 0.8" in text
     assert "**actions**: walk-to ball" in text and "**pain**: 0 J" in text
-    assert numeric_series(fields) == {"pain": {"pain": 0.0}, "speed": {"speed": 0.0},
-                                      "activation": {"approach": 0.8, "freeze": 0.1}}
+    series = numeric_series(fields)
+    assert series["activation"] == {"approach": 0.8, "freeze": 0.1}
+    assert series["pain"] == {"pain": 0.0} and series["speed"] == {"speed": 0.0}
+    assert set(series) == {"pain", "speed", "activation", "heading", "walking", "steps"}
 
 
 def test_velocity_overlay_draws_moving_bodies_only():

@@ -27,6 +27,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from twig.bench.crowd import run_crowds
 from twig.bench.peers import (
     ConstraintProblem,
     Peer,
@@ -196,4 +197,8 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
     console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache, "
                   f"{cached:.2f} s with the cache warm")
     run_piles(quick, console)
+    run_crowds(quick, console)
+    from twig.bench.behavior import run_behavior_bench
+
+    run_behavior_bench(quick, console)
     return 0

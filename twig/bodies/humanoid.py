@@ -59,8 +59,9 @@ PRESETS = {"adult": (1.75, 1.0), "child": (1.1, 1.3)}
 """Preset -> (standing height in m, head size relative to adult proportions): the paper's
 parent and children. A child's head is large for its height."""
 
-PAIN_THRESHOLD = 10.0
-"""Impact energy (J) above which a humanoid feels pain (a firm shove is a few joules)."""
+PAIN_THRESHOLD = 5.0
+"""Impact energy (J) above which a humanoid feels pain: bumping into someone at a walk is
+about 1-3 J, a punch or a fall onto the ground more."""
 
 # Standing pose as (right, up, forward) fractions of height (Drillis & Contini proportions).
 # The pelvis node (the sacrum) sits above the hip joints and the neck above the shoulder joints:

@@ -33,6 +33,7 @@ from numba import njit
 from twig.motor.state import (
     CHEST,
     HAND_DRIVE,
+    HAND_PULL,
     HEAD,
     L_ELBOW,
     L_FOOT,
@@ -61,9 +62,10 @@ K_CENTRE = 2.5              # standing: pelvis velocity per metre off the feet's
 K_VEL = 12.0                # pelvis ground velocity loop
 A_MAX = 8.0                 # most horizontal acceleration the posture gives, m/s^2
 K_UPRIGHT, D_UPRIGHT = 150.0, 18.0
-K_YAW, D_YAW = 400.0, 40.0   # rad/s^2 per rad, per rad/s
+K_YAW, D_YAW = 800.0, 60.0   # rad/s^2 per rad, per rad/s
 K_HEAD, D_HEAD = 200.0, 20.0
 K_SPINE, D_SPINE = 300.0, 25.0   # chest held on the pelvis-neck line
+K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
 K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
 LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
@@ -72,7 +74,7 @@ WALK_CROUCH = 0.05          # hip lowered by this fraction of the leg at 1.3 m/s
 REACH_FRACTION = 0.985      # a planted leg steps before it straightens beyond this
 SWING_FRACTION = 0.8        # of the step period spent in the air (rest: double support)
 CLEARANCE = 0.07            # swing height, m per adult m (plus speed)
-SWING_IMPULSE = 0.0         # hand and elbow speed given per m/s of walking, m/s
+SWING_IMPULSE = 0.6         # hand and elbow speed given per m/s of walking, m/s
 STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place, m per adult m
 SHOULDER_LIMIT = 0.5 * math.pi
 
@@ -81,6 +83,26 @@ SHOULDER_LIMIT = 0.5 * math.pi
 def _vel(pos, prev, i, dt):
     return ((pos[i, 0] - prev[i, 0]) / dt, (pos[i, 1] - prev[i, 1]) / dt,
             (pos[i, 2] - prev[i, 2]) / dt)
+
+
+@njit(cache=True)
+def _group(pos, prev, inv_mass, a, b, c, dt):
+    """Mass (kg), mass-weighted centre (m) and velocity (m/s) of three nodes (static ones
+    count for nothing): ``(m, cx, cy, cz, vx, vy, vz)``."""
+    mg = cx = cy = cz = vx = vy = vz = 0.0
+    for i in (a, b, c):
+        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
+        v = _vel(pos, prev, i, dt)
+        mg += m
+        cx += m * pos[i, 0]
+        cy += m * pos[i, 1]
+        cz += m * pos[i, 2]
+        vx += m * v[0]
+        vy += m * v[1]
+        vz += m * v[2]
+    if mg == 0.0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    return mg, cx / mg, cy / mg, cz / mg, vx / mg, vy / mg, vz / mg
 
 
 @njit(cache=True, inline="always")
@@ -146,10 +168,11 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
 
 @njit(cache=True)
 def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
-               node, scale, leg, arm, head_len, foot_r, m_support, mode, walk, goal, goal_on,
-               goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, hand_mode,
+               node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
+               goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch,
+               bend, hand_mode,
                hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
-               swing_to, support, breath, arrived, heading, yaw_error, hand_dist, steps,
+               swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
                gaze_dir, dt):
     """One tick of motor control for every character row (see :mod:`twig.motor.state` for the
     columns, shapes and units). Writes node accelerations (``acc``, m/s^2), set-point moves
@@ -159,20 +182,26 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
             continue
         nd = node[c]
         s = scale[c]
+        if gaze_node[c] >= 0:  # following a node: a ball, another character's head
+            for d in range(3):
+                gaze[c, d] = pos[gaze_node[c], d]
         _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c,
                   dt)
         _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
               foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
-              swing_from[c], swing_to[c], support, steps, hand_mode[c], c, dt)
-        _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], foot_r[c], m_support[c],
+              swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], c, dt)
+        _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
+                 m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
-                 support, heading, yaw_error, c, dt)
+                 crouch[c], bend[c], support, heading, yaw_error, c, dt)
         _head(pos, prev, acc, inv_mass, nd, head_len[c], walk_cmd[c], face[c], face_on[c],
               gaze[c], gaze_on[c], gaze_dir[c], dt)
         for k in range(2):
             if hand_mode[c, k] == HAND_DRIVE:
                 _hand(pos, flags, move_target, move_time, nd, k, arm[c], hand_target[c, k],
                       hand_speed[c, k], hand_dist, c, dt)
+            elif hand_mode[c, k] == HAND_PULL:
+                _pull_hand(pos, prev, acc, flags, nd, k, hand_target[c, k], hand_dist, c, dt)
         breath[c] += dt * 2.0 * math.pi * (0.25 + 0.15 * math.sqrt(
             walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2))
 
@@ -212,30 +241,14 @@ def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arr
 
 
 @njit(cache=True)
-def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mode, wv, face,
-             face_on, gaze, gaze_on, seat, support, heading, yaw_error, c, dt):
+def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_support, mode, wv,
+             face,
+             face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error, c, dt):
     """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
-    mg = 0.0
-    cx = cy = cz = vx = vy = vz = 0.0
-    for i in (pel, lh, rh):
-        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
-        mg += m
-        cx += m * pos[i, 0]
-        cy += m * pos[i, 1]
-        cz += m * pos[i, 2]
-        v = _vel(pos, prev, i, dt)
-        vx += m * v[0]
-        vy += m * v[1]
-        vz += m * v[2]
+    mg, cx, _, cz, vx, vy, vz = _group(pos, prev, inv_mass, pel, lh, rh, dt)
     if mg == 0.0:
         return
-    cx /= mg
-    cy /= mg
-    cz /= mg
-    vx /= mg
-    vy /= mg
-    vz /= mg
     speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
     supported = support[c] > 0.0
     ratio = m_support / mg  # the group's forces move everything the legs carry
@@ -244,8 +257,8 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mod
     if mode == SIT:
         target = seat[1]
     else:
-        crouch = WALK_CROUCH * min(speed / 1.3, 1.5)
-        target = foot_r + leg * (STAND_FRACTION - crouch)
+        target = foot_r + leg * (STAND_FRACTION - WALK_CROUCH * min(speed / 1.3, 1.5))
+        target -= crouch
     ay = 0.0
     if supported:
         ay = (K_HEIGHT * (target - hip_y) - D_HEIGHT * vy + GRAVITY) * ratio
@@ -277,7 +290,8 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, foot_r, m_support, mod
     _push(acc, lh, 0.0, lev, 0.0)
     _push(acc, rh, 0.0, -lev * inv_mass[rh] / inv_mass[lh], 0.0)
     _spine(pos, prev, acc, inv_mass, nd, dt)
-    _upright(pos, prev, acc, inv_mass, nd, s, wv, mg, cx, cz, vx, vz, dt)
+    _upright(pos, prev, acc, inv_mass, nd, s, wv, bend * math.sin(heading[c]),
+             bend * math.cos(heading[c]), torso, mg, cx, hip_y, cz, vx, vy, vz, dt)
     # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
     pel_yaw = _yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
     if face_on:
@@ -330,35 +344,28 @@ def _spine(pos, prev, acc, inv_mass, nd, dt):
 
 
 @njit(cache=True)
-def _upright(pos, prev, acc, inv_mass, nd, s, wv, mg, cx, cz, vx, vz, dt):
-    """Shoulders held over the pelvis, leaning into the walk ("sitting up", VII.B), by forces
-    on the neck and shoulders with the opposite force on the pelvis group."""
+def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz, vx, vy, vz,
+             dt):
+    """Shoulders held above the hips, leaning into the walk ("sitting up", VII.B) and bent
+    forward by ``(bx, bz)`` metres (reaching down), by forces on the neck and shoulders with
+    the opposite force on the pelvis group. The target is a point ``torso`` metres above the
+    hips (less when bent), so a torso that has toppled is lifted back, not just centred."""
     top = (nd[NECK], nd[L_SHOULDER], nd[R_SHOULDER])
-    mt = 0.0
-    sx = sz = svx = svz = 0.0
-    for i in top:
-        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
-        mt += m
-        sx += m * pos[i, 0]
-        sz += m * pos[i, 2]
-        v = _vel(pos, prev, i, dt)
-        svx += m * v[0]
-        svz += m * v[2]
+    mt, sx, sy, sz, svx, svy, svz = _group(pos, prev, inv_mass, top[0], top[1], top[2], dt)
     if mt == 0.0:
         return
-    sx /= mt
-    sz /= mt
-    svx /= mt
-    svz /= mt
-    tx = cx + LEAN * s * wv[0]
-    tz = cz + LEAN * s * wv[2]
+    tx = cx + LEAN * s * wv[0] + bx
+    tz = cz + LEAN * s * wv[2] + bz
+    ahead = math.sqrt((tx - cx) ** 2 + (tz - cz) ** 2)
+    ty = cy + math.sqrt(max(torso * torso - ahead * ahead, 0.25 * torso * torso))
     ax = K_UPRIGHT * (tx - sx) - D_UPRIGHT * (svx - vx)
+    ay = K_UPRIGHT * (ty - sy) - D_UPRIGHT * (svy - vy)
     az = K_UPRIGHT * (tz - sz) - D_UPRIGHT * (svz - vz)
     for i in top:
-        _push(acc, i, ax, 0.0, az)
+        _push(acc, i, ax, ay, az)
     r = mt / mg
     for i in (nd[PELVIS], nd[L_HIP], nd[R_HIP]):
-        _push(acc, i, -ax * r, 0.0, -az * r)
+        _push(acc, i, -ax * r, -ay * r, -az * r)
 
 
 @njit(cache=True)
@@ -427,7 +434,7 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, target, speed, hand_di
     oy = target[1] - pos[sh, 1]
     oz = target[2] - pos[sh, 2]
     ol = math.sqrt(ox * ox + oy * oy + oz * oz)
-    reach = 0.98 * arm
+    reach = 0.92 * arm  # short of straight: a driven hand must not haul the body after it
     if ol > reach:
         ox *= reach / ol
         oy *= reach / ol
@@ -453,9 +460,32 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, target, speed, hand_di
 
 
 @njit(cache=True)
+def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
+    """Pull hand ``k`` toward its target with a damped spring (at most 40 m/s^2), releasing
+    any set-point move it had: the hand is dynamic and slides around obstacles."""
+    hd = nd[L_HAND] if k == 0 else nd[R_HAND]
+    if flags[hd] & MOVING:
+        flags[hd] &= ~MOVING
+    v = _vel(pos, prev, hd, dt)
+    ax = K_HAND * (target[0] - pos[hd, 0]) - D_HAND * v[0]
+    ay = K_HAND * (target[1] - pos[hd, 1]) - D_HAND * v[1] + GRAVITY
+    az = K_HAND * (target[2] - pos[hd, 2]) - D_HAND * v[2]
+    a = math.sqrt(ax * ax + ay * ay + az * az)
+    if a > 40.0:
+        ax *= 40.0 / a
+        ay *= 40.0 / a
+        az *= 40.0 / a
+    _push(acc, hd, ax, ay, az)
+    ex = target[0] - pos[hd, 0]
+    ey = target[1] - pos[hd, 1]
+    ez = target[2] - pos[hd, 2]
+    hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
+
+
+@njit(cache=True)
 def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg, foot_r, mode,
-          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, support, steps, hand_mode,
-          c, dt):
+          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, kick, support, steps,
+          hand_mode, c, dt):
     """Horswill VII.D: planted feet lock; a trailing or misplaced foot steps ballistically to
     a point ahead along the walk vector; the opposite arm swings."""
     feet = (nd[L_FOOT], nd[R_FOOT])
@@ -483,7 +513,7 @@ def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg
         if swing[k]:
             _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hips[k], k, s,
                         foot_r, wv, speed, half, swing, swing_t, swing_T, swing_from, swing_to,
-                        dt)
+                        kick, dt)
             continue
         if not flags[f] & LOCKED and flags[f] & GROUNDED:
             flags[f] |= LOCKED  # landed by itself (after a fall, a lift): plant it
@@ -541,21 +571,25 @@ def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg
 
 @njit(cache=True)
 def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot_r, wv, speed,
-                half, swing, swing_t, swing_T, swing_from, swing_to, dt):
-    """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead."""
+                half, swing, swing_t, swing_T, swing_from, swing_to, kick, dt):
+    """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead (or,
+    kicking, at the fixed ``swing_to`` low over the ground, at full speed through it)."""
     t = swing_t[k] + dt
     T = swing_T[k]
     left = max(T - t, 0.0)
-    # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
-    lead = half if speed > 0.05 else 0.0
-    tx = pos[hip, 0] + wv[0] * left + (wv[0] / speed * lead if speed > 0.05 else 0.0)
-    tz = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05 else 0.0)
-    swing_to[k, 0] = tx
-    swing_to[k, 1] = foot_r
-    swing_to[k, 2] = tz
+    if not kick[k]:
+        # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
+        lead = half if speed > 0.05 else 0.0
+        swing_to[k, 0] = pos[hip, 0] + wv[0] * left + (wv[0] / speed * lead if speed > 0.05
+                                                        else 0.0)
+        swing_to[k, 1] = foot_r
+        swing_to[k, 2] = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05
+                                                        else 0.0)
+    tx = swing_to[k, 0]
+    tz = swing_to[k, 2]
     u = min(t / T, 1.0)
-    e = u * u * (3.0 - 2.0 * u)
-    lift = (CLEARANCE + 0.02 * speed) * s
+    e = u * u * (3.0 - 2.0 * u) if not kick[k] else u * u  # a kick speeds up into the ball
+    lift = (CLEARANCE + 0.02 * speed) * s if not kick[k] else 0.25 * CLEARANCE * s
     qx = swing_from[k, 0] + (tx - swing_from[k, 0]) * e
     qz = swing_from[k, 2] + (tz - swing_from[k, 2]) * e
     qy = swing_from[k, 1] + (foot_r - swing_from[k, 1]) * e + lift * math.sin(math.pi * u)
@@ -572,6 +606,7 @@ def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot
         move_time[f] = 0.0
         swing[k] = 0
         swing_t[k] = 0.0
+        kick[k] = 0
         return
     swing_t[k] = t
     _drive(pos, flags, move_target, move_time, f, qx, qy, qz, dt)

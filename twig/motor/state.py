@@ -29,7 +29,10 @@ SIT = 2
 HAND_FREE = 0
 """The arm hangs and swings with the gait."""
 HAND_DRIVE = 1
-"""The hand moves to ``hand_target`` at up to ``hand_speed`` and stays there."""
+"""The hand moves to ``hand_target`` at up to ``hand_speed`` and stays there (kinematic)."""
+HAND_PULL = 2
+"""The hand is pulled toward ``hand_target`` by a spring force: it slides around what it
+meets instead of shoving it (wrapping the arms round someone)."""
 
 MOTOR_COLUMNS = {
     "body": Column(np.int64, (), -1),
@@ -39,6 +42,7 @@ MOTOR_COLUMNS = {
     "leg": Column(np.float64, ()),                 # hip-knee + knee-foot rest lengths, m
     "arm": Column(np.float64, ()),                 # shoulder-elbow + elbow-hand, m
     "head_len": Column(np.float64, ()),            # neck-head, m
+    "torso": Column(np.float64, ()),               # hips' centre to shoulders' height, m
     "foot_r": Column(np.float64, ()),              # foot node radius (rest height), m
     "m_support": Column(np.float64, ()),           # mass the legs carry, kg
     # Control (written by commands).
@@ -52,11 +56,15 @@ MOTOR_COLUMNS = {
     "face_on": Column(np.bool_, ()),
     "gaze": Column(np.float64, (3,)),              # gaze target, m
     "gaze_on": Column(np.bool_, ()),
+    "gaze_node": Column(np.int64, (), -1),         # node the gaze follows (else ``gaze``)
+    "gaze_uid": Column(np.int64, (), -1),          # that node's permanent id
     "seat": Column(np.float64, (3,)),              # pelvis target when sitting, m
     "hand_mode": Column(np.uint8, (2,)),           # HAND_FREE | HAND_DRIVE, left then right
     "hand_target": Column(np.float64, (2, 3)),     # m
     "hand_speed": Column(np.float64, (2,), 1.5),   # m/s
     "breath_amp": Column(np.float64, (), 0.008),   # shoulder rise, m (per adult metre)
+    "crouch": Column(np.float64, ()),              # hips lowered by, m (reaching down)
+    "bend": Column(np.float64, ()),                # shoulders ahead of the hips by, m
     # State (written by the kernel).
     "walk_cmd": Column(np.float64, (3,)),          # velocity being followed (rate-limited)
     "swing": Column(np.uint8, (2,)),               # 1 while that foot steps
@@ -64,6 +72,7 @@ MOTOR_COLUMNS = {
     "swing_T": Column(np.float64, (2,)),           # step duration, s
     "swing_from": Column(np.float64, (2, 3)),      # m
     "swing_to": Column(np.float64, (2, 3)),        # m
+    "kick": Column(np.uint8, (2,)),                # 1: this step is a kick aimed at swing_to
     "support": Column(np.float64, ()),             # s of ground support left
     "breath": Column(np.float64, ()),              # respiration phase, rad
     "arrived": Column(np.bool_, ()),               # goal reached and stopped

@@ -24,7 +24,7 @@ from twig.motor.state import MOTOR_COLUMNS, NECK, PASSIVE, STAND
 from twig.physics.columns import Columns
 
 if TYPE_CHECKING:
-    from twig.physics import Body, PhysicsWorld
+    from twig.physics import Body, Link, PhysicsWorld
 
 _BREATH_BRACES = ("brace_neck_l_shoulder", "brace_neck_r_shoulder", "brace_chest_l_shoulder",
                   "brace_chest_r_shoulder")
@@ -41,6 +41,7 @@ class Task:
     def __init__(self, action: Action, channel: str) -> None:
         self.action = action
         self.channel = channel
+        self.finished = False
 
     def update(self) -> None:
         """Refresh targets before the motor tick (default: nothing)."""
@@ -49,7 +50,8 @@ class Task:
         """Decide success or failure after the motor tick (default: nothing)."""
 
     def cancel(self, reason: str) -> None:
-        """Stop: fail the action (if still running) with ``reason``."""
+        """Stop: fail the action (if still running) with ``reason``; the task is dropped."""
+        self.finished = True
         self.action.fail(reason)
 
 
@@ -62,6 +64,8 @@ class MotorSystem:
         self._rows: dict[int, int] = {}
         self._version = -1
         self._tasks: dict[tuple[int, str], Task] = {}
+        self.grips: dict[tuple[int, str], tuple[Link, str]] = {}
+        self._after: list[tuple[Callable[[], bool], Callable[[], None]]] = []
         self._breath_rows = np.zeros(0, dtype=np.int64)
         self._breath_geom = np.zeros((0, 2))
         world.on_tick_start.append(self.act)
@@ -83,6 +87,8 @@ class MotorSystem:
             "leg": length["l_thigh"] + length["l_shin"],
             "arm": length["l_upper_arm"] + length["l_forearm"],
             "head_len": length["head"],
+            "torso": float(world.node_pos[nodes[[4, 7]], 1].mean()
+                           - world.node_pos[nodes[[10, 13]], 1].mean()),
             "foot_r": float(world.nodes["radius"][body.node("l_foot")]),
             "m_support": support, "heading": facing(body), "mode": mode,
             "gaze_dir": (math.sin(facing(body)), 0.0, math.cos(facing(body))),
@@ -116,6 +122,12 @@ class MotorSystem:
         for body_id, r in self._rows.items():
             start = world._body_record(body_id).start
             self.table["node"][r] = start + np.arange(len(NODE_NAMES))
+        # Gazes follow nodes by permanent id (node indices shift when bodies go).
+        uid = self.table["gaze_uid"]
+        at = np.searchsorted(world.nodes["uid"], uid)  # node uids only grow
+        found = (uid >= 0) & (at < len(world.nodes))
+        found[found] = world.nodes["uid"][at[found]] == uid[found]
+        self.table["gaze_node"][:] = np.where(found, at, -1)
         self._breath_links()
         self._version = world.topology_version
 
@@ -139,8 +151,18 @@ class MotorSystem:
         old = self._tasks.pop((body.id, channel), None)
         if old is not None:
             old.cancel(f"replaced by {task.action.name}")
-        if not task.action.done or task.persist:
+        if not task.finished and (not task.action.done or task.persist):
             self._tasks[(body.id, channel)] = task
+        return task.action
+
+    def start_hands(self, body: Body, hands: tuple[str, ...], task: Task) -> Action:
+        """Run ``task`` on each hand channel in ``hands`` (cancelling what they ran)."""
+        for side in hands:
+            old = self._tasks.pop((body.id, side), None)
+            if old is not None and old is not task:
+                old.cancel(f"replaced by {task.action.name}")
+        for side in hands:
+            self._tasks[(body.id, side)] = task
         return task.action
 
     def stop(self, body: Body, channel: str, reason: str) -> None:
@@ -148,6 +170,10 @@ class MotorSystem:
         old = self._tasks.pop((body.id, channel), None)
         if old is not None:
             old.cancel(reason)
+
+    def after(self, condition: Callable[[], bool], then: Callable[[], None]) -> None:
+        """Run ``then()`` at the first tick's act stage where ``condition()`` holds."""
+        self._after.append((condition, then))
 
     def reset(self, reason: str) -> None:
         """Cancel every task (before a restore: actions cannot be restored)."""
@@ -158,16 +184,23 @@ class MotorSystem:
 
     def running(self, body: Body) -> list[Action]:
         """The actions running on ``body``."""
-        return [t.action for (b, _), t in self._tasks.items()
-                if b == body.id and not t.action.done]
+        out: list[Action] = []
+        for (b, _), t in self._tasks.items():
+            if b == body.id and not t.action.done and t.action not in out:
+                out.append(t.action)
+        return out
 
     def _each_task(self, method: Callable[[Task], None]) -> None:
         """Call ``method(task)`` (``lambda t: t.update()``...) on each live task, then drop
         the tasks whose action ended."""
+        seen: set[int] = set()
         for key, task in list(self._tasks.items()):
-            if not task.action.done or task.persist:
+            if id(task) not in seen and not task.finished and (
+                    not task.action.done or task.persist):
+                seen.add(id(task))  # a two-handed task holds two channels: run it once
                 method(task)
-            if task.action.done and not task.persist and self._tasks.get(key) is task:
+            over = task.finished or (task.action.done and not task.persist)
+            if over and self._tasks.get(key) is task:
                 del self._tasks[key]
 
     # ------------------------------------------------------------------ the tick
@@ -176,17 +209,27 @@ class MotorSystem:
         if not len(self.table):
             return
         self._refresh()
+        if self._after:
+            waiting, self._after = self._after, []
+            for condition, then in waiting:
+                if condition():
+                    then()
+                else:
+                    self._after.append((condition, then))
         self._each_task(lambda task: task.update())
         world, t = self.world, self.table
         nodes = world.nodes
         motor_tick(nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"],
                    nodes["flags"], nodes["radius"], nodes["move_target"], nodes["move_time"],
                    nodes["lock_pos"], t["node"], t["scale"], t["leg"], t["arm"],
-                   t["head_len"], t["foot_r"], t["m_support"], t["mode"], t["walk"],
+                   t["head_len"], t["torso"], t["foot_r"], t["m_support"], t["mode"], t["walk"],
                    t["goal"], t["goal_on"], t["goal_speed"], t["goal_stop"], t["face"],
-                   t["face_on"], t["gaze"], t["gaze_on"], t["seat"], t["hand_mode"],
+                   t["face_on"], t["gaze"], t["gaze_on"], t["gaze_node"], t["seat"],
+                   t["crouch"], t["bend"],
+                   t["hand_mode"],
                    t["hand_target"], t["hand_speed"], t["walk_cmd"], t["swing"],
-                   t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["support"],
+                   t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["kick"],
+                   t["support"],
                    t["breath"], t["arrived"], t["heading"], t["yaw_error"], t["hand_dist"],
                    t["steps"], t["gaze_dir"], world.dt)
         self._breathe()

@@ -150,12 +150,13 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, active, n_active,
               node_row, body_start)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
-                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane)
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
+                       depenetration)
     if sleep_ticks > 0:
         update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
                      sleep_step, sleep_ticks)
     n_contacts, n_pain = record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body,
-                                         vol_nodes, node_row, pain, pain_threshold,
+                                         vol_nodes, node_row, flags, pain, pain_threshold,
                                          pain_half_life, dt, hit_row, hit_ids, pain_hits,
                                          pain_level)
     return n_pairs, n_contacts, n_pain

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from twig import motor  # noqa: F401  (registers the characters' commands)
 from twig.action import Action
 from twig.commands import Command, commands_of, resolve_object
 from twig.errors import ScriptError, TwigError

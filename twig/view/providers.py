@@ -149,3 +149,6 @@ def cloth_mesh(world: PhysicsWorld, body: Body) -> tuple[np.ndarray, np.ndarray]
 add_inspector("physics", physics_fields)
 add_overlay("velocity", velocity_segments, color=(30, 30, 30))
 add_mesh("cloth", cloth_mesh)
+
+# The motor layer's fields, overlays and mesh props (after the registry exists).
+from twig.view import motor_layer  # noqa: E402, F401

@@ -36,7 +36,7 @@ from twig.physics.collision.response import (
     split_normal,
 )
 from twig.physics.collision.sleep import wake_body
-from twig.physics.flags import ASLEEP, GROUNDED
+from twig.physics.flags import ASLEEP, GROUNDED, MOVING
 from twig.physics.hot import hot_kernel
 
 
@@ -150,8 +150,8 @@ def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, d
                  dt, node_row, body_start, body_count):
     """The pair's first penetration this tick: allow its approach along ``n`` on top of the
     depenetration allowance (at most SELF_APPROACH within one body), and, in the first
-    projection, record the impact energy ``m_eff v_n^2 / 2`` (true masses) and wake sleeping
-    sides hit deep or fast."""
+    projection, record the impact energy ``m_eff v_n^2 / 2`` (true masses; a driven side is
+    immovable) and wake sleeping sides hit deep or fast."""
     a0 = pair_i[q, 0]
     a1 = pair_i[q, 1]
     b0 = pair_i[q, 4]
@@ -173,10 +173,11 @@ def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, d
     if not first:
         return
     speed = closing / dt
+    # A side driven by set-point moves (muscles behind it) counts as immovable.
     m_inv = 0.0
-    if pair_f[q, MOVE_A] != 0.0:
+    if pair_f[q, MOVE_A] != 0.0 and not (_driven(flags[a0], ca0) and _driven(flags[a1], ca1)):
         m_inv += ca0 * ca0 * inv_mass[a0] + ca1 * ca1 * inv_mass[a1]
-    if pair_f[q, MOVE_B] != 0.0:
+    if pair_f[q, MOVE_B] != 0.0 and not (_driven(flags[b0], cb0) and _driven(flags[b1], cb1)):
         m_inv += cb0 * cb0 * inv_mass[b0] + cb1 * cb1 * inv_mass[b1]
     energy = 0.0
     if speed > 0.0 and m_inv > 0.0:
@@ -187,6 +188,12 @@ def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, d
         for i in (a0, b0):
             if flags[i] & ASLEEP:
                 wake_body(node_row[i], flags, w, inv_mass, body_start, body_count)
+
+
+@hot_kernel
+def _driven(flag, c):
+    """Whether a node of coefficient ``c`` leaves its side driven (see ``narrow._impact``)."""
+    return c == 0.0 or (flag & MOVING) != 0
 
 
 @hot_kernel

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from twig.physics.collision.response import DEPTH, ENERGY, NORMAL, POINT
+from twig.physics.flags import MOVING
 
 
 @dataclass(frozen=True)
@@ -48,15 +49,16 @@ class Contacts:
 
 @njit(cache=True)
 def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_nodes, node_row,
-                    pain, pain_threshold, pain_half_life, dt, hit_row, hit_ids, pain_hits,
-                    pain_level):
+                    flags, pain, pain_threshold, pain_half_life, dt, hit_row, hit_ids,
+                    pain_hits, pain_level):
     """After a tick: list its contacts, decay every body's pain and add this tick's.
 
     A contact is an active pair (see ``narrow.first_sweep``) that resolved a penetration;
     ``hit_row`` ((P,) int64) receives their contact rows and ``hit_ids`` ((P, 4) int64) their
     volume ids and body ids (a, b), in candidate order. Pain (J, per body row) halves every
     ``pain_half_life`` seconds; an impact energy over the struck body's ``pain_threshold``
-    is added to it, first for every contact's first body, then for every second body, and each
+    is added to it, first for every contact's first body, then for every second body (not to a
+    side driven by set-point moves: a kicking foot, a punching fist gives the blow), and each
     such hit is written to ``pain_hits`` ((2P, 2) int64: contact, side) with the pain level
     it left (``pain_level``, J). Returns (contacts, pain hits).
     """
@@ -82,9 +84,13 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
     for side in range(2):
         for c in range(n):
             q = hit_row[c]
-            row = node_row[vol_nodes[pair_vol[q, side], 0]]
+            vol = pair_vol[q, side]
+            row = node_row[vol_nodes[vol, 0]]
             energy = pair_f[q, ENERGY]
-            if energy > pain_threshold[row]:
+            driven = False
+            for k in range(4):
+                driven |= (flags[vol_nodes[vol, k]] & MOVING) != 0
+            if energy > pain_threshold[row] and not driven:
                 pain[row] += energy
                 pain_hits[m, 0] = c
                 pain_hits[m, 1] = side

@@ -233,6 +233,18 @@ class CollisionMixin:
                 self.wake(body)
         self._touch()
 
+    def set_volume_filter(self, volumes: np.ndarray, *, group: int | None = None,
+                          mask: int | None = None) -> None:
+        """Set the 32-bit collision ``group`` and/or ``mask`` of individual volumes (rows of
+        ``volumes``), e.g. to let one character's arms pass another's during a hug. Takes
+        effect at the next tick (the cached pair list is rebuilt)."""
+        for key, value in (("group", group), ("mask", mask)):
+            if value is not None:
+                if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
+                    raise PhysicsError(f"collision {key} must be a 32-bit mask, got {value!r}")
+                self.volumes[key][volumes] = value
+        self._col_force = True
+
     # ------------------------------------------------------------------ bodies' state
     def _body_row(self, body_id: int) -> int:
         ids = self.body_state["id"]

@@ -1,0 +1,391 @@
+"""Durative commands of the arms (Horswill 2009, VII.C and VIII): reach, grab, hold, hug,
+grapple.
+
+"Reaching, grappling and hugging are all implemented by moving the hands directly in front of
+the shoulders at near-maximum extension"; grasping by "an invisible, zero-length link between
+the character's hand and one of the nodes of the object". A driven hand is kinematic (it moves
+at a limited speed toward its target and the arm follows by the links); a free hand hangs and
+swings. Each task holds one or both hand channels (``"left"``, ``"right"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from twig.action import Action
+from twig.bodies.frames import shoulder_frame
+from twig.motor.state import HAND_DRIVE, HAND_FREE, HAND_PULL
+from twig.motor.system import Task
+from twig.physics import Body, Link
+
+if TYPE_CHECKING:
+    from twig.motor.character import Character
+
+SIDES = {"left": 0, "right": 1}
+HUG_GROUP = 1 << 30
+"""Collision group a hugged partner's arms move to, so the hugger's arms pass them."""
+ARM_NODES = ("l_shoulder", "l_elbow", "l_hand", "r_shoulder", "r_elbow", "r_hand")
+REACHED = 0.05
+"""A reach succeeds with the hand this close to its target, metres."""
+
+
+def hands_of(hand: str) -> tuple[str, ...]:
+    """The hand channels a ``hand`` argument names: ``"left"``, ``"right"`` or both."""
+    return ("left", "right") if hand == "both" else (hand,)
+
+
+def reach_forward(who: Character, side: str) -> np.ndarray:
+    """In front of the shoulder at near-full extension (the paper's reach pose), metres."""
+    frame = shoulder_frame(who)
+    shoulder = who.node_position(f"{side[0]}_shoulder")
+    return shoulder + 0.9 * who.arm_length * frame.forward
+
+
+def stoop(who: Character, low: float | None) -> None:
+    """Crouch and bend forward enough for the hands to get down to height ``low`` (m), or
+    stand straight again (``None``)."""
+    t, r = who._table, who._row
+    if low is None:
+        t["crouch"][r] = t["bend"][r] = 0.0
+        return
+    standing = who.node_position("neck")[1] + t["crouch"][r]
+    need = max(0.0, standing - 0.85 * who.arm_length - low)
+    t["crouch"][r] = min(0.75 * need, 0.45 * t["leg"][r])
+    t["bend"][r] = min(0.5 * need, 0.3 * who.scale)
+
+
+class ArmTask(Task):
+    """Drives the hands it holds toward targets given per hand each tick."""
+
+    def __init__(self, who: Character, action: Action, hands: tuple[str, ...]) -> None:
+        super().__init__(action, hands[0])
+        self.who = who
+        self.hands = hands
+        self.elapsed = 0.0
+
+    def drive(self, side: str, point: np.ndarray, speed: float = 1.5,
+              mode: int = HAND_DRIVE) -> None:
+        t, r, k = self.who._table, self.who._row, SIDES[side]
+        t["hand_mode"][r, k] = mode
+        t["hand_target"][r, k] = point
+        t["hand_speed"][r, k] = speed
+
+    def free(self, side: str) -> None:
+        self.who._table["hand_mode"][self.who._row, SIDES[side]] = HAND_FREE
+
+    def distance(self, side: str) -> float:
+        return float(self.who._table["hand_dist"][self.who._row, SIDES[side]])
+
+    def check(self) -> None:
+        self.elapsed += self.who.world.dt
+
+    def cancel(self, reason: str) -> None:
+        for side in self.hands:
+            self.free(side)
+        stoop(self.who, None)
+        super().cancel(reason)
+
+
+class Reach(ArmTask):
+    """Move the hands to a point (both hands side by side) or in front of the shoulders, and
+    keep them there until the arms get another command or :meth:`Character.release`."""
+
+    persist = True
+
+    def __init__(self, who: Character, action: Action, hands: tuple[str, ...],
+                 where: Callable[[], np.ndarray] | None, timeout: float = 2.5) -> None:
+        super().__init__(who, action, hands)
+        self.where = where
+        self.timeout = timeout
+
+    def targets(self) -> dict[str, np.ndarray]:
+        if self.where is None:
+            return {side: reach_forward(self.who, side) for side in self.hands}
+        point = self.where()
+        if len(self.hands) == 1:
+            return {self.hands[0]: point}
+        right = shoulder_frame(self.who).right
+        gap = 0.06 * self.who.scale
+        return {"left": point - gap * right, "right": point + gap * right}
+
+    def update(self) -> None:
+        for side, point in self.targets().items():
+            self.drive(side, point)
+
+    def check(self) -> None:
+        super().check()
+        if self.action.done:
+            return
+        if all(self.distance(side) < REACHED for side in self.hands):
+            self.action.succeed()
+        elif self.elapsed > self.timeout:
+            far = max(self.hands, key=self.distance)
+            gap = np.linalg.norm(self.targets()[far] - self.who.node_position(f"{far[0]}_shoulder"))
+            why = (f"out of reach: the target is {gap:.2f} m from the {far} shoulder and the arm "
+                   f"reaches {self.who.arm_length:.2f} m" if gap > 0.97 * self.who.arm_length
+                   else f"the {far} hand stopped {self.distance(far):.2f} m short")
+            self.cancel(why)
+
+
+class Grab(ArmTask):
+    """Reach for an object's nearest node and link the hand to it (Horswill VI.C); with
+    ``carry``, then hold the hand at the side (Hold, VIII). Persists until released."""
+
+    persist = True
+
+    def __init__(self, who: Character, action: Action, side: str, item: Body, node: int | None,
+                 carry: bool, timeout: float = 3.0) -> None:
+        super().__init__(who, action, (side,))
+        self.side = side
+        self.item = item
+        self.carry = carry
+        self.timeout = timeout
+        hand = who.node(f"{side[0]}_hand")
+        if node is None:
+            gaps = np.linalg.norm(who.world.node_pos[item.nodes] - who.world.node_pos[hand], axis=1)
+            node = item.nodes.start + int(np.argmin(gaps))
+        self.node = node
+        world = who.world
+        # The hand stops at the object's surface: a node inside a ball is the ball's radius in;
+        # and a crouching figure's hand gets only so low (a doll lying on the floor).
+        self.close = max(0.06, float(world.nodes["radius"][node]) + 0.05 * who.scale)
+        self.floor = 0.2 * who.scale
+
+    def update(self) -> None:
+        if self.action.done and self.carry:
+            frame = shoulder_frame(self.who)
+            shoulder = self.who.node_position(f"{self.side[0]}_shoulder")
+            out = frame.right if self.side == "right" else -frame.right
+            arm = self.who.arm_length
+            self.drive(self.side, shoulder + arm * (-0.8 * frame.up + 0.35 * frame.forward
+                                                    + 0.15 * out), speed=1.0)
+        elif not self.action.done:
+            point = self.who.world.node_pos[self.node].copy()
+            stoop(self.who, point[1])
+            self.drive(self.side, point)
+
+    def check(self) -> None:
+        super().check()
+        if self.action.done:
+            return
+        if not self.item.alive:
+            self.cancel(f"{self.side} hand: the object was removed")
+            return
+        world = self.who.world
+        hand = self.who.node(f"{self.side[0]}_hand")
+        gap = world.node_pos[hand] - world.node_pos[self.node]
+        low = world.node_pos[self.node, 1] < self.floor and 0.0 < gap[1] < self.floor
+        near = np.linalg.norm(gap) < self.close
+        if near or (low and np.linalg.norm(gap[[0, 2]]) < self.close):
+            self.who._grip(self.side, self.node, self.item)
+            stoop(self.who, None)
+            if not self.carry:
+                self.free(self.side)
+            self.action.succeed()
+        elif self.elapsed > self.timeout:
+            self.cancel(f"could not get the {self.side} hand to {self.item.name} in "
+                        f"{self.timeout:g} s (out of reach?)")
+
+
+class Hug(ArmTask):
+    persist = True
+    """Approach the partner, reach, and when its torso touches ours, bring the hands round
+    behind it and join them (Horswill VII.C "Hugging"); hold the hug ``seconds``, then let go.
+    Emits ``hug`` events ``start``, ``joined`` and ``end``."""
+
+    def __init__(self, who: Character, action: Action, partner: Body, seconds: float,
+                 timeout: float = 12.0) -> None:
+        super().__init__(who, action, ("left", "right"))
+        self.partner = partner
+        self.seconds = seconds
+        self.timeout = timeout
+        self.phase = "approach"
+        self.joined_for = 0.0
+        self.best_gap = np.inf
+        self.closing = 0.0
+        self.join: Link | None = None
+        who.world.events.emit("hug", agent=who.name, object=partner.name, status="start")
+        # Arms round the partner's body, between its arms and sides: the partner's arms let
+        # the hugger through (stick figures have no room there; its hands end up on our back).
+        world = who.world
+        vols = world.volumes
+        mine = np.flatnonzero(vols["body"] == who.id)
+        self.filters = [(vols["id"][rows].copy(), vols["group"][rows].copy(),
+                         vols["mask"][rows].copy())
+                        for rows in (_arm_volumes(partner), mine)]
+        world.set_volume_filter(_arm_volumes(partner), group=HUG_GROUP)
+        for row in mine:
+            world.set_volume_filter(row, mask=int(vols["mask"][row]) & ~HUG_GROUP)
+        self.walk = who.walk_to(partner, distance=0.1 * who.scale + 0.12, speed=1.5)
+
+    def _torso_point(self) -> np.ndarray:
+        """The partner's spine where our arms go round it: at our shoulders' height, but not
+        below the top of its hips (a child hugs a parent's waist)."""
+        p = self.partner
+        if p.type != "humanoid":
+            return p.centroid
+        hips = 0.5 * (p.node_position("l_hip") + p.node_position("r_hip"))
+        y = max(self.who.node_position("neck")[1] - 0.05 * self.who.scale,
+                hips[1] + 0.15 * p.world._body_record(p.id).meta.get("scale", 1.0))
+        low, high = p.node_position("pelvis"), p.node_position("neck")
+        s = np.clip((y - low[1]) / max(high[1] - low[1], 1e-6), 0.0, 1.0)
+        return low + s * (high - low)
+
+    def update(self) -> None:
+        torso = self._torso_point()
+        me = self.who.node_position("chest")
+        to = torso - me
+        to[1] = 0.0
+        dist = float(np.linalg.norm(to))
+        ahead = to / max(dist, 1e-9)
+        side = np.cross((0.0, 1.0, 0.0), ahead)  # our left
+        width = 0.14 * self.who.scale + 0.1
+        if self.phase == "approach":
+            # Arms open wide (a hug, not a shove): out to the sides and a little forward.
+            arm = self.who.arm_length
+            for s, sign in (("left", 1.0), ("right", -1.0)):
+                self.drive(s, me + ahead * 0.35 * arm + sign * side * (width + 0.5 * arm))
+            touching = self.partner.name in self.who.world.touched(self.who, within=0.2)
+            if touching or dist < 0.3 * self.who.scale + 0.12:
+                self.phase = "wrap"
+                self.who.stop()  # in contact: no more walking into the partner
+        else:  # wrap, close, and joined: the hands stay clasped behind the partner
+            t, r = self.who._table, self.who._row
+            t["face"][r] = ahead  # square on to the partner, both arms equally round it
+            t["face_on"][r] = True
+            # Snuggle in: the hips creep toward the partner until the chests touch.
+            if self.phase != "joined" and dist > 0.12 * self.who.scale + 0.1:
+                t["walk"][r] = ahead * 0.25
+            else:
+                t["walk"][r] = 0.0
+            # Round the sides first, then behind, pulled by springs: the hands slide around
+            # the partner instead of shoving it away.
+            radius = 0.1 * self.partner.world._body_record(self.partner.id).meta.get(
+                "scale", 1.0) + 0.05
+            if self.phase == "wrap":
+                targets = [torso + ahead * 0.3 * radius + sign * side * (radius + 0.05)
+                           for sign in (1.0, -1.0)]
+                if all(self.distance(s) < 0.08 for s in self.hands):
+                    self.phase = "close"
+            else:
+                targets = [torso + ahead * radius + sign * side * 0.005
+                           for sign in (1.0, -1.0)]
+            for s, point in zip(("left", "right"), targets, strict=True):
+                self.drive(s, point, mode=HAND_PULL)
+
+    def check(self) -> None:
+        super().check()
+        world = self.who.world
+        if self.phase == "close" and self.join is None:
+            hands = [self.who.node_position(h) for h in ("l_hand", "r_hand")]
+            gap = float(np.linalg.norm(hands[0] - hands[1]))
+            self.closing = self.closing + world.dt if gap > self.best_gap - 0.005 else 0.0
+            self.best_gap = min(self.best_gap, gap)
+            # Behind the partner: both hands past its spine, seen from us.
+            torso = self._torso_point()
+            ahead = (torso - self.who.node_position("chest")) * (1.0, 0.0, 1.0)
+            ahead /= max(float(np.linalg.norm(ahead)), 1e-9)
+            behind = all((h - torso) @ ahead > 0.0 for h in hands)
+            if gap < 0.12 or (behind and gap < 0.25 and self.closing > 0.5):
+                # Close enough to clasp (or as close as the arms get, round a big partner):
+                # the zero-length link joins the pulled hands and squeezes them together
+                # (what the hands held before stays held).
+                self.join = world.add_link(self.who.node("l_hand"), self.who.node("r_hand"),
+                                           grab=True)
+                self.phase = "joined"
+                world.events.emit("hug", agent=self.who.name, object=self.partner.name,
+                                  status="joined")
+                self.walk = None
+                self.who.stop()
+                self.action.succeed()
+        if self.phase == "joined":
+            self.joined_for += world.dt
+            if self.joined_for >= self.seconds:
+                self.cancel("the hug is over")
+        elif self.elapsed > self.timeout:
+            self.cancel(f"could not hug {self.partner.name} within {self.timeout:g} s")
+
+    def cancel(self, reason: str) -> None:
+        if self.finished:
+            return
+        super().cancel(reason)
+        who, world = self.who, self.who.world
+        who._table["face_on"][who._row] = False
+        who._table["walk"][who._row] = 0.0
+        if self.join is not None and self.join.alive:
+            self.join.remove()
+        world.events.emit("hug", agent=who.name, object=self.partner.name, status="end")
+        # The arms may still be round the partner: collisions between the two come back only
+        # once they have parted, or the separation would throw them about.
+        partner = self.partner
+
+        def parted() -> bool:
+            return not (who.alive and partner.alive) or partner.name not in world.touched(
+                who, within=0.3)
+
+        who.motor.after(parted, self._restore_filters)
+
+    def _restore_filters(self) -> None:
+        vols = self.who.world.volumes
+        for ids, group, mask in self.filters:
+            rows = np.searchsorted(vols["id"], ids)  # volume ids only grow
+            live = rows < len(vols)
+            live[live] = vols["id"][rows[live]] == ids[live]
+            vols["group"][rows[live]] = group[live]
+            vols["mask"][rows[live]] = mask[live]
+        self.who.world.set_volume_filter(np.zeros(0, dtype=np.int64))
+
+
+def _arm_volumes(body: Body) -> np.ndarray:
+    """Rows of the volumes on a humanoid's arms (empty for other bodies)."""
+    world = body.world
+    if body.type != "humanoid":
+        return np.zeros(0, dtype=np.int64)
+    arms = [body.node(n) for n in ARM_NODES]
+    nodes = world.volumes["nodes"][:, :2]
+    on_arm = np.isin(nodes, arms).all(axis=1) & (world.volumes["body"] == body.id)
+    shoulders = np.isin(nodes, [arms[0], arms[3]]).all(axis=1)
+    return np.flatnonzero(on_arm & ~shoulders)
+
+
+class Grapple(ArmTask):
+    """Close in on the opponent and, once within arm's length, bash it with alternating
+    hands (Horswill VII.C "Grappling"): it looks like shoving or wrestling and hurts."""
+
+    def __init__(self, who: Character, action: Action, opponent: Body, seconds: float) -> None:
+        super().__init__(who, action, ("left", "right"))
+        self.opponent = opponent
+        self.seconds = seconds
+        self.engaged = 0.0
+        who.walk_to(opponent, distance=0.55 * who.arm_length + 0.2, speed=1.5)
+
+    def update(self) -> None:
+        # At the upper chest: the fists, not the forearms, meet it first.
+        them = self.opponent.centroid if self.opponent.type != "humanoid" else 0.5 * (
+            self.opponent.node_position("chest") + self.opponent.node_position("neck"))
+        me = self.who.node_position("chest")
+        gap = float(np.linalg.norm((them - me)[[0, 2]]))
+        if gap > self.who.arm_length + 0.35:
+            for side in self.hands:
+                self.drive(side, reach_forward(self.who, side))
+            return
+        self.engaged += self.who.world.dt
+        beat = int(self.engaged / 0.35) % 2  # punch with one hand, pull back the other
+        for k, side in enumerate(self.hands):
+            if k == beat:
+                self.drive(side, them + 0.4 * (them - me) / max(gap, 1e-6), speed=8.0)
+            else:
+                self.drive(side, reach_forward(self.who, side) * 0.5
+                           + self.who.node_position(f"{side[0]}_shoulder") * 0.5, speed=3.5)
+
+    def check(self) -> None:
+        super().check()
+        if self.engaged >= self.seconds:
+            for side in self.hands:
+                self.free(side)
+            self.action.succeed()
+        elif self.elapsed > self.seconds + 10.0:
+            self.cancel(f"could not close in on {self.opponent.name}")

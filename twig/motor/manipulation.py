@@ -1,0 +1,199 @@
+"""Hold-for-use and writing (Horswill 2009, VIII): the object poses itself and drags the arm.
+
+"HoldForUse is implemented by having the object compute its own desired pose and hover there,
+dragging the character's arm along with it." The object's frame nodes are driven (set-point
+moves each tick) to the pose its chart should have in front of the holder; the hand is linked
+to the object and follows. The holder's facing is locked while it holds, which prevents the slow
+spin the paper describes (the object's pose depends on the facing it drags).
+
+Writing: the pen poses itself with its tip on the clipboard's ``front`` chart, tracing strokes
+in chart coordinates and lifting off the surface (along the chart's y) between them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from twig.action import Action
+from twig.bodies.charts import CHARTS_KEY, body_meta, chart
+from twig.motor.arms import ArmTask, stoop
+from twig.physics import Body, flags
+
+if TYPE_CHECKING:
+    from twig.motor.character import Character
+
+CHECKMARK = ((-0.04, 0.0), (-0.015, -0.025), (0.035, 0.03))
+"""One tick mark, chart (x, z) in metres relative to its place on the list."""
+LIFT = 0.02
+"""How far the pen rises off the surface between strokes, metres."""
+
+
+def drive_nodes(world, nodes: np.ndarray, targets: np.ndarray) -> None:
+    """Set-point moves that put ``nodes`` at ``targets`` ((n, 3), m) after one tick, with their
+    true velocity (the motor kernel's two-tick trick for every node at once)."""
+    pos = world.node_pos[nodes]
+    world.nodes["move_target"][nodes] = pos + 2.0 * (targets - pos)
+    world.nodes["move_time"][nodes] = 2.0 * world.dt
+    world.node_flags[nodes] = (world.node_flags[nodes] & np.uint8(0xFF ^ flags.LOCKED)) \
+        | flags.MOVING
+
+
+def release_nodes(world, nodes: np.ndarray) -> None:
+    """End the set-point moves of ``nodes``: the object is dynamic again."""
+    world.node_flags[nodes] &= np.uint8(0xFF ^ flags.MOVING)
+    world.nodes["move_time"][nodes] = 0.0
+
+
+def chart_nodes(body: Body, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The frame nodes of chart ``name`` of ``body`` (global indices) and their chart-frame
+    coordinates ((4, 3), m)."""
+    spec = body_meta(body)[CHARTS_KEY][name]
+    nodes = body.nodes.start + np.array(spec["frame"])
+    return nodes, np.array(spec["local"])
+
+
+class HoldForUse(ArmTask):
+    """Hold ``item`` by its chart ``chart_name`` in front of the chest, facing the holder
+    (tilted ``tilt`` radians back from upright), the hand linked to the nearest frame node."""
+
+    persist = True
+
+    def __init__(self, who: Character, action: Action, side: str, item: Body,
+                 chart_name: str, tilt: float) -> None:
+        super().__init__(who, action, (side,))
+        self.side = side
+        self.item = item
+        self.nodes, self.local = chart_nodes(item, chart_name)
+        self.tilt = tilt
+        t, r = who._table, who._row
+        t["face"][r] = (math.sin(who.heading), 0.0, math.cos(who.heading))
+        t["face_on"][r] = True  # the facing lock (VIII): no slow spin
+        hand = who.node(f"{side[0]}_hand")
+        gaps = np.linalg.norm(who.world.node_pos[self.nodes] - who.world.node_pos[hand], axis=1)
+        self.grip = int(self.nodes[int(np.argmin(gaps))])
+        self.gripped = False
+
+    def pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where the chart's origin and axes (rows x, y, z) should be now."""
+        who = self.who
+        heading = who._table["face"][who._row]
+        forward = np.array([heading[0], 0.0, heading[2]])
+        up = np.array([0.0, 1.0, 0.0])
+        c, s = math.cos(self.tilt), math.sin(self.tilt)
+        normal = -forward * c + up * s      # the face looks back at the holder, tipped up
+        along = forward * s + up * c        # the chart's z: away from the holder and up
+        across = np.cross(normal, along)
+        origin = (who.node_position("chest") + forward * 0.32 * who.scale
+                  - up * 0.05 * who.scale)
+        return origin, np.array([across, normal, along])
+
+    def update(self) -> None:
+        origin, axes = self.pose()
+        targets = origin + self.local @ axes
+        world = self.who.world
+        if not self.gripped:
+            # First bring the hand to its grip (stooping for it), then the object hovers
+            # into place.
+            point = world.node_pos[self.grip].copy()
+            stoop(self.who, point[1])
+            self.drive(self.side, point)
+        else:
+            drive_nodes(world, self.nodes, targets)
+
+    def check(self) -> None:
+        super().check()
+        world = self.who.world
+        hand = self.who.node(f"{self.side[0]}_hand")
+        if not self.gripped and np.linalg.norm(world.node_pos[hand] - world.node_pos[self.grip]
+                                               ) < 0.08:
+            self.who._grip(self.side, self.grip, self.item)
+            self.free(self.side)
+            stoop(self.who, None)
+            self.gripped = True
+        if self.gripped and not self.action.done and self.elapsed > 0.5:
+            self.action.succeed()
+        elif not self.gripped and self.elapsed > 4.0:
+            self.cancel(f"could not take hold of {self.item.name}")
+
+    def cancel(self, reason: str) -> None:
+        release_nodes(self.who.world, self.nodes)
+        self.who._table["face_on"][self.who._row] = False
+        self.who._ungrip(self.side)
+        super().cancel(reason)
+
+
+class Write(ArmTask):
+    """Write tick marks with ``pen`` on ``board``'s ``front`` chart: the pen poses itself
+    (tip on the surface, tilted toward the writer) and drags the writing hand."""
+
+    persist = True
+
+    def __init__(self, who: Character, action: Action, side: str, pen: Body, board: Body,
+                 marks: int, seconds_per_mark: float = 1.2) -> None:
+        super().__init__(who, action, (side,))
+        self.side = side
+        self.pen = pen
+        self.board = board
+        self.marks = marks
+        self.per_mark = seconds_per_mark
+        self.tip, self.top = pen.node("tip"), pen.node("top")
+        self.length = float(np.linalg.norm(pen.node_position("top") - pen.node_position("tip")))
+        self.gripped = False
+        self.writing = False  # True while the tip is meant to be on the surface
+
+    def tip_local(self) -> tuple[np.ndarray, bool]:
+        """The tip's chart coordinates now, and whether it is on the surface."""
+        t = self.elapsed - 0.8  # time to take the pen and bring it over
+        if t < 0.0:
+            return np.array([0.0, 0.06, 0.0]), False
+        k = min(int(t / self.per_mark), self.marks - 1)
+        u = min(t / self.per_mark - k, 1.0)
+        row = 0.06 - 0.05 * k
+        pts = [np.array([x, 0.0, row + z]) for x, z in CHECKMARK]
+        if u < 0.1 or u > 0.85:  # lifted: move to the start of the next mark
+            start = pts[0] + (0.0, LIFT, 0.0)
+            return start, False
+        v = (u - 0.1) / 0.75 * 2.0
+        seg = min(int(v), 1)
+        return pts[seg] + (v - seg) * (pts[seg + 1] - pts[seg]), True
+
+    def update(self) -> None:
+        world = self.who.world
+        if not self.gripped:
+            point = world.node_pos[self.top].copy()
+            stoop(self.who, point[1])
+            self.drive(self.side, point)
+            return
+        front = chart(self.board, "front")
+        local, self.writing = self.tip_local()
+        tip = front.to_world(local)
+        toward_writer = self.who.node_position("chest") - tip
+        toward_writer -= (toward_writer @ front.normal) * front.normal
+        toward_writer /= max(float(np.linalg.norm(toward_writer)), 1e-9)
+        axis = 0.75 * front.normal + 0.66 * toward_writer
+        top = tip + self.length * axis / np.linalg.norm(axis)
+        drive_nodes(world, np.array([self.tip, self.top]), np.array([tip, top]))
+
+    def check(self) -> None:
+        super().check()
+        world = self.who.world
+        hand = self.who.node(f"{self.side[0]}_hand")
+        if not self.gripped:
+            if np.linalg.norm(world.node_pos[hand] - world.node_pos[self.top]) < 0.08:
+                self.who._grip(self.side, self.top, self.pen)
+                self.free(self.side)
+                stoop(self.who, None)
+                self.gripped = True
+            elif self.elapsed > 4.0:
+                self.cancel(f"could not take hold of {self.pen.name}")
+        elif self.elapsed > 0.8 + self.marks * self.per_mark and not self.action.done:
+            self.writing = False
+            self.action.succeed()
+
+    def cancel(self, reason: str) -> None:
+        release_nodes(self.who.world, np.array([self.tip, self.top]))
+        self.who._ungrip(self.side)
+        super().cancel(reason)
