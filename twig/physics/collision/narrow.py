@@ -166,7 +166,7 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
 
     The first push of a pair in a tick measures how far the pair approached along ``n`` this
     tick; in all, the tick's pushes may undo that approach plus the world's depenetration
-    allowance (``prepare_pairs``), no more, so
+    allowance (``activate_pair``), no more, so
     a deep overlap (a limb through a falling 16-ton weight, bodies spawned inside each other)
     comes apart over a few ticks instead of launching anything.
     """
