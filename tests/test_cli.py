@@ -1,5 +1,6 @@
 """The ``twig`` command as a user runs it."""
 
+import json
 import subprocess
 import sys
 
@@ -69,7 +70,11 @@ def test_twig_script_writes_bvh_and_gltf(tmp_path):
     scene = tmp_path / "one.toml"
     scene.write_text('[[object]]\ntype = "humanoid"\nname = "kid"\n')
     code = main(["script", str(script), "--scene", str(scene), "--bvh",
-                 str(tmp_path / "wave.bvh"), "--gltf", str(tmp_path / "wave.glb")])
+                 str(tmp_path / "wave.bvh"), "--gltf", str(tmp_path / "wave.glb"),
+                 "--trace", str(tmp_path / "wave.jsonl")])
     assert code == 0
+    events = [json.loads(line) for line in (tmp_path / "wave.jsonl").read_text().splitlines()]
+    assert {"type": "action", "agent": "kid", "name": "gesture wave", "status": "done"} in [
+        {k: e[k] for k in ("type", "agent", "name", "status") if k in e} for e in events]
     assert (tmp_path / "wave.bvh").read_text().startswith("HIERARCHY")
     assert (tmp_path / "wave.glb").read_bytes()[:4] == b"glTF"

@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
     _script_parsers(sub)
+    from twig.batch.command import add_batch_parser
+
+    add_batch_parser(sub)
     return parser
 
 
@@ -67,6 +70,7 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
     script.add_argument("--bvh-fps", metavar="FPS", type=float, help="BVH frame rate")
     script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
+    script.add_argument("--trace", metavar="FILE.jsonl", help="write every event as JSON Lines")
     commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
     commands.add_argument("--json", action="store_true",
                           help="JSON Schema of every command, as tools for planners and agents")
@@ -104,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command in ("script", "commands", "serve", "replay"):
             return _script_command(args)
+        if args.command == "batch":
+            from twig.batch.command import batch_main
+
+            return batch_main(args, console())
         from twig.bench.suite import run_suite
 
         return run_suite(quick=args.quick, console=console())
@@ -234,7 +242,7 @@ def _script_command(args: argparse.Namespace) -> int:
             return recording
 
         return script_main(args.file, args.scene, args.seed, args.seconds, args.npz, out,
-                           exports)
+                           exports, trace=args.trace)
     if args.command == "commands":
         import json
 

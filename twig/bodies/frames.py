@@ -29,6 +29,13 @@ class Frame:
     forward: np.ndarray
 
 
+def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a x b`` for two 3-vectors: ``np.cross`` without its axis handling (it is called every
+    tick by the motor tasks, where ``np.cross`` costs ten times as much)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
 def _unit(v: np.ndarray, what: str) -> np.ndarray:
     n = float(np.linalg.norm(v))
     if n < 1e-12:
@@ -41,9 +48,9 @@ def _frame(body: Body, left: str, right: str, low: str, high: str) -> Frame:
     p = {name: body.world.node_pos[body.node(name)] for name in (left, right, low, high)}
     across = p[left] - p[right]
     along = p[high] - p[low]
-    forward = _unit(np.cross(across, along), f"{body.name}: forward")
+    forward = _unit(cross3(across, along), f"{body.name}: forward")
     up = _unit(along - (along @ forward) * forward, f"{body.name}: up")
-    return Frame(0.5 * (p[left] + p[right]), np.cross(forward, up), up, forward)
+    return Frame(0.5 * (p[left] + p[right]), cross3(forward, up), up, forward)
 
 
 def pelvis_frame(body: Body) -> Frame:

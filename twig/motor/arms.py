@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from twig.action import Action
-from twig.bodies.frames import shoulder_frame
-from twig.motor.state import HAND_DRIVE, HAND_FREE, HAND_PULL
+from twig.bodies.frames import cross3, shoulder_frame
+from twig.motor.state import HAND_CARRY, HAND_DRIVE, HAND_FREE, HAND_PULL
 from twig.motor.system import Task
 from twig.physics import Body, Link
 
@@ -155,17 +155,11 @@ class Grab(ArmTask):
         self.floor = 0.2 * who.scale
 
     def update(self) -> None:
-        if self.action.done and self.carry:
-            frame = shoulder_frame(self.who)
-            shoulder = self.who.node_position(f"{self.side[0]}_shoulder")
-            out = frame.right if self.side == "right" else -frame.right
-            arm = self.who.arm_length
-            self.drive(self.side, shoulder + arm * (-0.8 * frame.up + 0.35 * frame.forward
-                                                    + 0.15 * out), speed=1.0)
-        elif not self.action.done:
-            point = self.who.world.node_pos[self.node].copy()
-            stoop(self.who, point[1])
-            self.drive(self.side, point)
+        if self.action.done:
+            return  # carrying: the kernel keeps the hand at its pose (HAND_CARRY)
+        point = self.who.world.node_pos[self.node].copy()
+        stoop(self.who, point[1])
+        self.drive(self.side, point)
 
     def check(self) -> None:
         super().check()
@@ -182,7 +176,11 @@ class Grab(ArmTask):
         if near or (low and np.linalg.norm(gap[[0, 2]]) < self.close):
             self.who._grip(self.side, self.node, self.item)
             stoop(self.who, None)
-            if not self.carry:
+            if self.carry:
+                # At the side, a little out and forward, the elbow bent: kept by the kernel.
+                out = 0.15 if self.side == "right" else -0.15
+                self.drive(self.side, np.array([out, -0.8, 0.35]), speed=1.0, mode=HAND_CARRY)
+            else:
                 self.free(self.side)
             self.action.succeed()
         elif self.elapsed > self.timeout:
@@ -241,7 +239,7 @@ class Hug(ArmTask):
         to[1] = 0.0
         dist = float(np.linalg.norm(to))
         ahead = to / max(dist, 1e-9)
-        side = np.cross((0.0, 1.0, 0.0), ahead)  # our left
+        side = cross3(np.array((0.0, 1.0, 0.0)), ahead)  # our left
         width = 0.14 * self.who.scale + 0.1
         if self.phase == "approach":
             # Arms open wide (a hug, not a shove): out to the sides and a little forward.
@@ -289,7 +287,9 @@ class Hug(ArmTask):
             ahead = (torso - self.who.node_position("chest")) * (1.0, 0.0, 1.0)
             ahead /= max(float(np.linalg.norm(ahead)), 1e-9)
             behind = all((h - torso) @ ahead > 0.0 for h in hands)
-            if gap < 0.12 or (behind and gap < 0.25 and self.closing > 0.5):
+            # A hand that holds something (a doll) gets only so far round: it is in the way.
+            reach = 0.35 if self.who.gripped("left") or self.who.gripped("right") else 0.25
+            if gap < 0.12 or (behind and gap < reach and self.closing > 0.5):
                 # Close enough to clasp (or as close as the arms get, round a big partner):
                 # the zero-length link joins the pulled hands and squeezes them together
                 # (what the hands held before stays held).

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from twig.action import Action
+from twig.bodies.frames import cross3
 from twig.motor.state import SIT, STAND
 from twig.motor.system import Task
 
@@ -210,7 +211,7 @@ class Sit(Task):
             rel = self.who.hips - origin
             if rel @ front < -0.15:
                 # Behind the chair: go round its side first, not through it.
-                side = np.cross((0.0, 1.0, 0.0), front)
+                side = cross3(np.array((0.0, 1.0, 0.0)), front)
                 side *= 1.0 if rel @ side >= 0.0 else -1.0
                 goal += side * (0.45 * t["leg"][r] + 0.35)
             t["goal"][r] = goal

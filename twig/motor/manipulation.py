@@ -19,6 +19,7 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.charts import CHARTS_KEY, body_meta, chart
+from twig.bodies.frames import cross3
 from twig.motor.arms import ArmTask, stoop
 from twig.physics import Body, flags
 
@@ -85,7 +86,7 @@ class HoldForUse(ArmTask):
         c, s = math.cos(self.tilt), math.sin(self.tilt)
         normal = -forward * c + up * s      # the face looks back at the holder, tipped up
         along = forward * s + up * c        # the chart's z: away from the holder and up
-        across = np.cross(normal, along)
+        across = cross3(normal, along)
         origin = (who.node_position("chest") + forward * 0.32 * who.scale
                   - up * 0.05 * who.scale)
         return origin, np.array([across, normal, along])

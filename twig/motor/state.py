@@ -33,6 +33,9 @@ HAND_DRIVE = 1
 HAND_PULL = 2
 """The hand is pulled toward ``hand_target`` by a spring force: it slides around what it
 meets instead of shoving it (wrapping the arms round someone)."""
+HAND_CARRY = 3
+"""Like HAND_DRIVE, but ``hand_target`` is in the shoulders' frame (right, up, forward) in arm
+lengths from that side's shoulder: a pose the arm keeps as the body moves (carrying)."""
 
 MOTOR_COLUMNS = {
     "body": Column(np.int64, (), -1),
@@ -59,7 +62,7 @@ MOTOR_COLUMNS = {
     "gaze_node": Column(np.int64, (), -1),         # node the gaze follows (else ``gaze``)
     "gaze_uid": Column(np.int64, (), -1),          # that node's permanent id
     "seat": Column(np.float64, (3,)),              # pelvis target when sitting, m
-    "hand_mode": Column(np.uint8, (2,)),           # HAND_FREE | HAND_DRIVE, left then right
+    "hand_mode": Column(np.uint8, (2,)),           # HAND_FREE, _DRIVE, _PULL, _CARRY (l, r)
     "hand_target": Column(np.float64, (2, 3)),     # m
     "hand_speed": Column(np.float64, (2,), 1.5),   # m/s
     "breath_amp": Column(np.float64, (), 0.008),   # shoulder rise, m (per adult metre)

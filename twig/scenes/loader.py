@@ -156,14 +156,18 @@ def list_scenes() -> list[SceneInfo]:
     return [_info(p, _read(p)) for p in paths]
 
 
-def load_scene(name: str | Path, seed: int | None = None) -> World:
+def load_scene(name: str | Path, seed: int | None = None,
+               edit: Callable[[dict[str, Any]], None] | None = None) -> World:
     """Build a :class:`~twig.World` from a built-in scene name or a ``.toml`` path.
 
     ``seed`` overrides the scene's ``[world] seed``. The world's ``scene`` attribute holds the
-    :class:`SceneInfo`.
+    :class:`SceneInfo`. ``edit``, if given, changes the scene's tables in place after they are
+    read and before they are checked (scene templates: ``twig batch`` sets fields this way).
     """
     path = scene_path(name)
     data = _read(path)
+    if edit is not None:
+        edit(data)
     unknown = sorted(set(data) - {"scene", "world", "object"})
     if unknown:
         raise SceneError(f"{path}: unknown table [{unknown[0]}] (expected [scene], [world], "

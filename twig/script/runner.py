@@ -28,11 +28,12 @@ if TYPE_CHECKING:
 
 def script_main(path: str, scene: str | None, seed: int | None, max_seconds: float,
                 npz: str | None, out: Console,
-                exports: Callable[[Recording | None, str], Recording | None] | None = None
-                ) -> int:
+                exports: Callable[[Recording | None, str], Recording | None] | None = None,
+                trace: str | None = None) -> int:
     """Run the script; 0 if it finished, 1 if it failed or ran out of time. ``exports``
     (the CLI's BVH/glTF writer) is called with the recording before the run (``"check"``:
-    it may start one, and fail early on a bad path) and after it (``"write"``)."""
+    it may start one, and fail early on a bad path) and after it (``"write"``); ``trace``
+    writes the world's events as JSON Lines."""
     from twig.summary import summary_table
 
     calls = read_script(path)  # every line checked before the world is built
@@ -42,8 +43,17 @@ def script_main(path: str, scene: str | None, seed: int | None, max_seconds: flo
         recording = exports(recording or world.record(), "check")
     interpreter = Interpreter(world, calls, output=lambda line: out.print(
         line, markup=False, highlight=False, soft_wrap=True))
+    writer = None
+    if trace:
+        from twig.export.trace import TraceWriter
+
+        writer = TraceWriter(world, trace)
     wall = time.perf_counter()
-    status = interpreter.run(max_seconds)
+    try:
+        status = interpreter.run(max_seconds)
+    finally:
+        if writer is not None:
+            writer.close()
     wall = time.perf_counter() - wall
     message = {"finished": "finished", "failed": f"stopped: {interpreter.reason}",
                "running": f"still running after {max_seconds:g} s (--seconds)"}[status]
@@ -51,6 +61,8 @@ def script_main(path: str, scene: str | None, seed: int | None, max_seconds: flo
     out.print(f"[bold]{path}[/]: {message} at t={end:.3f} s ({wall:.2f} s of wall time)",
               highlight=False, soft_wrap=True)
     out.print(summary_table(world))
+    if writer is not None:
+        out.print(f"wrote {writer.count} events to {trace}")
     if exports is not None:
         exports(recording, "write")
     if npz:
