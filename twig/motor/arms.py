@@ -244,6 +244,7 @@ class Hug(ArmTask):
         self.joined_for = 0.0
         self.best_gap = np.inf
         self.closing = 0.0
+        self.wrapping = 0.0
         self.join: Link | None = None
         who.world.events.emit("hug", agent=who.name, object=partner.name, status="start")
         # Arms round the partner's body, between its arms and sides: the partner's arms let
@@ -301,7 +302,11 @@ class Hug(ArmTask):
             if self.phase == "wrap":
                 targets = [torso + ahead * 0.3 * radius + sign * side * (radius + 0.05)
                            for sign in (1.0, -1.0)]
-                if all(self.distance(s) < 0.08 for s in self.hands):
+                self.wrapping += self.who.world.dt
+                # Round the sides (or as far as they get in a second and a half: a hand
+                # that holds a doll is slowed by it): now behind.
+                if all(self.distance(s) < 0.08 for s in self.hands) or (
+                        self.wrapping > 1.5 and all(self.distance(s) < 0.2 for s in self.hands)):
                     self.phase = "close"
             else:
                 targets = [torso + ahead * radius + sign * side * 0.005
@@ -353,6 +358,27 @@ class Hug(ArmTask):
         if self.join is not None and self.join.alive:
             self.join.remove()
         world.events.emit("hug", agent=who.name, object=self.partner.name, status="end")
+        # Let go gently: the hands come back in front of the chest before they hang free
+        # (flung free from behind the partner, the arms would strike it).
+        t, r = who._table, who._row
+        for side, k in SIDES.items():
+            if t["hand_mode"][r, k] == HAND_FREE and (who.id, side) not in who.motor._tasks:
+                t["hand_mode"][r, k] = HAND_CARRY
+                t["hand_target"][r, k] = (0.1 if side == "right" else -0.1, -0.45, 0.45)
+                t["hand_speed"][r, k] = 0.6
+        until = world.time + 0.6
+
+        def back() -> bool:
+            return world.time >= until
+
+        def hang() -> None:
+            if who.alive:
+                for side, k in SIDES.items():
+                    if t["hand_mode"][r, k] == HAND_CARRY and (who.id, side) not in \
+                            who.motor._tasks:
+                        t["hand_mode"][r, k] = HAND_FREE
+
+        who.motor.after(back, hang)
         # The arms may still be round the partner: collisions between the two come back only
         # once they have parted, or the separation would throw them about.
         partner = self.partner

@@ -38,6 +38,9 @@ class Columns:
         self._n = 0
         self._data = {name: self._alloc(col, 4) for name, col in self.spec.items()}
         self._views: dict[str, np.ndarray] = {}
+        self.version = 0
+        """Counts the changes that may replace the backing arrays (append, keep, restore), so
+        that callers caching views know when to take them again."""
 
     @staticmethod
     def _alloc(col: Column, capacity: int) -> np.ndarray:
@@ -61,6 +64,7 @@ class Columns:
         unknown = set(values) - set(self.spec)
         if unknown:
             raise KeyError(f"unknown columns {sorted(unknown)}")
+        self.version += 1
         # Broadcast everything first so a bad value leaves the table untouched.
         rows = {
             name: np.broadcast_to(np.asarray(v, dtype=self.spec[name].dtype),
@@ -86,6 +90,7 @@ class Columns:
         """Delete the rows where ``mask`` ((len(self),) bool) is False, keeping order."""
         mask = np.asarray(mask, dtype=bool)
         n = int(mask.sum())
+        self.version += 1
         self._views.clear()
         for name in self.spec:
             live = self._data[name][: self._n]
@@ -100,6 +105,7 @@ class Columns:
         """Replace the whole table by rows saved with :meth:`copy`."""
         n = len(next(iter(saved.values())))
         self._n = 0
+        self.version += 1
         self._views.clear()
         self._data = {name: self._alloc(col, max(4, n)) for name, col in self.spec.items()}
         self.append(n, saved)

@@ -12,12 +12,13 @@ import math
 from numba import njit
 
 from twig.physics.flags import LOCK_ON_GROUND, LOCKED
+from twig.physics.hot import hot_kernel
 
 LINK_SQRT_APPROX = 1
 """``link_mode`` bit: use Jakobsen's square-root approximation (valid near the rest length)."""
 
 
-@njit(cache=True)
+@hot_kernel
 def project_distance(pos, w, i, j, lo, hi, stiffness):
     """Bring ``|p_j - p_i|`` into ``[lo, hi]`` (Horswill 2009, eq. 3).
 
@@ -51,7 +52,7 @@ def project_distance(pos, w, i, j, lo, hi, stiffness):
     pos[j, 2] -= dz * wj
 
 
-@njit(cache=True)
+@hot_kernel
 def project_rigid(pos, w, i, j, rest):
     """Bring ``|p_j - p_i|`` to ``rest``: :func:`project_distance` for ``lo == hi == rest`` and
     ``stiffness == 1``, bit for bit, without the clamp and the stiffness factor.
@@ -94,7 +95,7 @@ def rigid_prefix(link_min, link_max, link_stiffness, n_exact):
     return k
 
 
-@njit(cache=True)
+@hot_kernel
 def project_distance_sqrt_approx(pos, w, i, j, rest):
     """Rigid link with the square root replaced by its first-order Taylor expansion at ``rest``.
 
@@ -119,7 +120,7 @@ def project_distance_sqrt_approx(pos, w, i, j, rest):
     pos[j, 2] += dz * wj
 
 
-@njit(cache=True)
+@hot_kernel
 def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3, plane, bend_min):
     """Knee/elbow joint limits: the hinge plane and the side the joint bends to.
 
@@ -150,7 +151,7 @@ def project_hinge(pos, w, root, joint, end, f0, f1, f2, f3, plane, bend_min):
         _bend_limit(pos, w, root, joint, end, fx, fy, fz, bx, by, bz, bend_min)
 
 
-@njit(cache=True)
+@hot_kernel
 def _hinge_plane(pos, w, root, joint, end, fx, fy, fz):
     """Eq. 4-5: move the joint (and the end) into the plane of the limb and forward."""
     ws = w[joint] + w[end]
@@ -181,7 +182,7 @@ def _hinge_plane(pos, w, root, joint, end, fx, fy, fz):
     pos[end, 2] += nz * se
 
 
-@njit(cache=True)
+@hot_kernel
 def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     """One-sided limit: ``(j - line).b >= bend_min`` with ``b`` the unit part of ``f``
     perpendicular to the root-end line. It fades out where the limb points along ``f`` (no
@@ -237,7 +238,7 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     pos[end, 2] += bz * se
 
 
-@njit(cache=True)
+@hot_kernel
 def project_angle(pos, w, a, b, c, cos_lo, cos_hi):
     """Keep the angle at ``b`` between ``a - b`` and ``c - b`` within a dot-product range.
 

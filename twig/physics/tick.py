@@ -1,4 +1,5 @@
-"""The physics part of one tick as a single compiled call: integrate, project, friction.
+"""The physics part of one tick as a single compiled call: broad phase, integrate, project,
+friction, sleep, contacts and pain.
 
 Keeping the whole physics tick in one Numba call keeps Python overhead per ``world.step()`` to one
 dispatch (the benchmark's 20 microsecond budget for one stick figure counts it).
@@ -7,15 +8,18 @@ dispatch (the benchmark's 20 microsecond budget for one stick figure counts it).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
+from twig.physics.collision.broad import find_pairs
+from twig.physics.collision.contacts import record_contacts
 from twig.physics.collision.narrow import (
     box_plane_friction,
     boxes_on_planes,
-    prepare_pairs,
-    resolve_pairs,
+    first_sweep,
+    resolve_active,
     sweep_spheres,
 )
 from twig.physics.collision.response import DEPTH, contact_friction
@@ -23,6 +27,9 @@ from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
 from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.integrate import integrate_nodes
+
+if TYPE_CHECKING:
+    from twig.physics.world import PhysicsWorld
 
 
 @njit(cache=True)
@@ -73,22 +80,38 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  radius, ground_normal, lock_pos, move_target, move_time, link_nodes, link_min,
                  link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane, hinge_bend,
                  angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction, vol_kind,
-                 vol_nodes, vol_radius,
-                 vol_coef, vol_friction, vol_passive, has_spheres, boxes, box_c, box_u, box_h,
-                 corner_push, corner_plane, pair_vol, n_pairs, pair_i, pair_f, node_row, body_start,
-                 body_count, body_can_sleep, body_still, sleep_step, sleep_ticks, depenetration,
+                 vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
+                 vol_id, vol_body, has_spheres, boxes, box_c, box_u, box_h, corner_push,
+                 corner_plane, body_vols, body_vol_start, self_pairs, linked_keys,
+                 linked_bodies, build_lo, build_hi, node_row, body_start, body_count,
+                 body_can_sleep, body_still, pain, pain_threshold, pain_half_life, pair_vol,
+                 pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level, broad_stats,
+                 margin, lookahead, force, use_grid, sleep_step, sleep_ticks, depenetration,
                  gravity, dt, iterations):
-    """One physics tick in place: wake, integrate (eq. 2), K iterations of projection
-    (constraints, then contacts), friction, sleep.
+    """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
+    projection (constraints, then contacts), friction, sleep, contacts and pain.
 
     Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` and
     :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
-    columns permuted into solver order with the ``n_exact`` exactly solved links first, and the
-    broad phase's ``n_pairs`` candidate pairs (``has_spheres`` enables the swept test).
-    ``sleep_ticks`` <= 0 disables sleeping;
-    ``depenetration`` (m) caps how far contacts separate a pair beyond its approach. Returns
-    the effective inverse masses used, (N,) float64.
+    columns permuted into solver order with the ``n_exact`` exactly solved links first, the
+    topology-derived collision arrays and the pair buffers (``has_spheres`` enables the swept
+    test; ``margin``, ``lookahead``, ``force`` and ``use_grid`` go to
+    :func:`~twig.physics.collision.broad.find_pairs`). ``sleep_ticks`` <= 0 disables sleeping;
+    ``depenetration`` (m) caps how far contacts separate a pair beyond its approach.
+
+    Returns (candidate pairs, contacts, pain hits) as counted by
+    :func:`~twig.physics.collision.contacts.record_contacts`. When the pair buffers are too
+    small for the candidates, nothing has moved and the contact count is -1: grow the buffers
+    to at least the candidate count and call again with ``force``.
     """
+    n_pairs = 0
+    if vol_kind.shape[0] > 0:
+        n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
+                             vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
+                             body_vol_start, self_pairs, linked_keys, linked_bodies, build_lo,
+                             build_hi, margin, lookahead, force, use_grid, pair_vol, broad_stats)
+        if n_pairs > pair_vol.shape[0]:
+            return n_pairs, -1, 0
     n = pos.shape[0]
     w = np.empty(n)
     wake_driven(pos, prev, acc, flags, body_start, body_count)
@@ -96,27 +119,57 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                     lock_pos, move_target, move_time, gravity, dt, w)
     depth = np.zeros(n)
     contact_friction_mu = np.zeros(n)
-    prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
-                  pair_f, depenetration)
     if has_spheres:
         sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
                       box_u, box_h, pair_vol, n_pairs)
     corner_push[:, :] = 0.0
     n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
+    n_active = 0
     for it in range(iterations):
         relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
               n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
               plane_normal, plane_offset, plane_friction, 1, depth, ground_normal,
               contact_friction_mu)
-        resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i,
-                      pair_f, it == 0, dt, node_row, body_start, body_count)
+        if it == 0:
+            n_active = first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
+                                   vol_nodes, vol_radius, vol_coef, vol_friction, vol_passive,
+                                   box_c, box_u, box_h, pair_vol, n_pairs, pair_i, pair_f,
+                                   active, depenetration, dt, node_row, body_start, body_count)
+        else:
+            resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                           vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
+                           active, n_active, dt, node_row, body_start, body_count)
         boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
                         plane_offset, corner_push, corner_plane)
     if n_pairs > 0:
         # Contacts came after the planes in the last iteration: nothing ends a tick underground.
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
                        plane_friction, depth, ground_normal, contact_friction_mu)
+    _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+              link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
+              depth, ground_normal, contact_friction_mu, pair_i, pair_f, active, n_active,
+              node_row, body_start)
+    box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
+                       depenetration)
+    if sleep_ticks > 0:
+        update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
+                     sleep_step, sleep_ticks)
+    n_contacts, n_pain = record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body,
+                                         vol_nodes, node_row, flags, pain, pain_threshold,
+                                         pain_half_life, dt, hit_row, hit_ids, pain_hits,
+                                         pain_level)
+    return n_pairs, n_contacts, n_pain
+
+
+@njit(cache=True)
+def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+              link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
+              depth, ground_normal, contact_friction_mu, pair_i, pair_f, active, n_active,
+              node_row, body_start):
+    """Plane friction, one more sweep over the links of the nodes it slowed, then the
+    contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
+    n = pos.shape[0]
     slowed = np.zeros(n, dtype=np.uint8)
     if apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu,
                       slowed) > 0:
@@ -124,10 +177,11 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         # links moved last would push the pair back into each other (a brick would jitter on a
         # doll).
         touching = np.zeros(body_start.shape[0], dtype=np.uint8)
-        for k in range(n_pairs):
-            a = node_row[pair_i[k, 0]]
-            b = node_row[pair_i[k, 4]]
-            if pair_f[k, DEPTH] > 0.0 and a != b:
+        for x in range(n_active):
+            q = active[x]
+            a = node_row[pair_i[q, 0]]
+            b = node_row[pair_i[q, 4]]
+            if pair_f[q, DEPTH] > 0.0 and a != b:
                 touching[a] = 1
                 touching[b] = 1
         for i in range(n):
@@ -136,11 +190,37 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
-    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs)
-    box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
-                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
-                       depenetration)
-    if sleep_ticks > 0:
-        update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
-                     sleep_step, sleep_ticks)
-    return w
+    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, active, n_active)
+
+
+def array_args(world: PhysicsWorld) -> tuple:
+    """The array arguments of :func:`physics_tick` for ``world``, in order: node columns,
+    links in solver order, hinges, angle limits, planes, volumes, the topology-derived
+    collision arrays, the body table and the pair buffers (views of the world's state)."""
+    nodes, vols, state = world.nodes, world.volumes, world.body_state
+    col = world._collision_arrays()
+    return (
+        *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
+                             "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
+                             "lock_pos", "move_target", "move_time")),
+        *world._solver_links(), world.hinges["nodes"], world.hinges["plane"],
+        world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
+        world.planes["normal"], world.planes["offset"], world.planes["friction"],
+        *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask", "friction",
+                            "passive", "id", "body")),
+        *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h", "corner_push",
+                           "corner_plane", "body_vols", "body_vol_start", "self_pairs",
+                           "linked_keys", "linked_bodies", "build_lo", "build_hi", "node_row",
+                           "body_start", "body_count", "can_sleep")),
+        *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
+        world._pair_vol, world._pair_i, world._pair_f, world._pair_active, world._hit_row,
+        world._hit_ids, world._pain_hits, world._pain_level, world.broad_stats)
+
+
+def setting_args(world: PhysicsWorld) -> tuple:
+    """The scalar arguments of :func:`physics_tick`: settings users may change between
+    ticks."""
+    dt = world.dt
+    return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
+            world.sleep_speed * dt, round(world.sleep_seconds / dt) if world.sleeping else 0,
+            world.max_depenetration_speed * dt, world.gravity, dt, world.iterations)

@@ -20,12 +20,13 @@ from numpy.typing import ArrayLike
 from twig.errors import PhysicsError, UnknownNameError
 from twig.events import EventBus
 from twig.physics import flags
+from twig.physics.collision.broad import PAIRS
 from twig.physics.collision.system import CollisionMixin
 from twig.physics.columns import Column, Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
 from twig.physics.handles import Body, BodyRecord, Link
 from twig.physics.ordering import link_order
-from twig.physics.tick import physics_tick
+from twig.physics.tick import array_args, physics_tick, setting_args
 from twig.physics.validate import as_indices, as_points, as_positive, as_scalar_or_array
 
 DEFAULT_DAMP_AIR = 0.002
@@ -140,6 +141,8 @@ class PhysicsWorld(CollisionMixin):
         self._solver: tuple = ()
         self._solver_slot = np.zeros(0, dtype=np.int64)
         self._solver_version = -1
+        self._args_key: tuple = ()
+        self._args: tuple = ()
         self.on_tick_start: list[Callable[[], None]] = []
         self.on_tick_end: list[Callable[[], None]] = []
         self.events = EventBus(lambda: self.time)
@@ -527,36 +530,35 @@ class PhysicsWorld(CollisionMixin):
             self._solver[1][slots] = r
             self._solver[2][slots] = r
 
+    def _tick_args(self) -> tuple:
+        """The tick kernel's array arguments (:func:`~twig.physics.tick.array_args`), taken
+        again only when a table or buffer changed (a step reads dozens of columns: about 10
+        microseconds of Python otherwise)."""
+        key = (self._counters["topology"], self.planes.version, self.body_state.version,
+               len(self._pair_vol))
+        if self._args_key != key:
+            self._args = array_args(self)
+            self._args_key = key
+        return self._args
+
     def step(self, n: int = 1) -> None:
-        """Advance ``n`` ticks: hooks, integrate (eq. 2), project (K iterations), friction."""
-        nodes = self.nodes
+        """Advance ``n`` ticks: hooks, then one kernel call (broad phase, integrate (eq. 2),
+        project (K iterations), friction, sleep, contacts, pain), then tactile memory and
+        events."""
         for _ in range(n):
             for hook in self.on_tick_start:
                 hook()
-            link_nodes, link_min, link_max, link_stiffness, n_exact = self._solver_links()
-            col = self._collision_arrays()
-            n_pairs = self._broad_phase(col) if len(self.volumes) else 0
-            vols = self.volumes
-            state = self.body_state
-            sleep_ticks = round(self.sleep_seconds / self.dt) if self.sleeping else 0
-            physics_tick(
-                nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"], nodes["flags"],
-                nodes["damp_air"], nodes["damp_ground"], nodes["damp_ref"], nodes["damp_rel"],
-                nodes["radius"], nodes["ground_normal"], nodes["lock_pos"],
-                nodes["move_target"], nodes["move_time"],
-                link_nodes, link_min, link_max, link_stiffness, n_exact,
-                self.hinges["nodes"], self.hinges["plane"], self.hinges["bend_min"],
-                self.angles["nodes"], self.angles["cos"],
-                self.planes["normal"], self.planes["offset"], self.planes["friction"],
-                vols["kind"], vols["nodes"], vols["radius"], vols["coef"], vols["friction"],
-                vols["passive"], col["has_spheres"], col["boxes"], col["box_c"], col["box_u"],
-                col["box_h"],
-                col["corner_push"], col["corner_plane"], self._pair_vol, n_pairs,
-                self._pair_i, self._pair_f, col["node_row"], col["body_start"],
-                col["body_count"], col["can_sleep"], state["still"],
-                self.sleep_speed * self.dt, sleep_ticks, self.max_depenetration_speed * self.dt,
-                self.gravity, self.dt, self.iterations)
-            self._sense(n_pairs)
+            n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
+                                                       *setting_args(self))
+            if n_contacts < 0:
+                # More candidate pairs than buffer rows: nothing moved; grow and list again.
+                self._grow_pairs(2 * n_pairs)
+                self.broad_stats[PAIRS] = 0
+                self._col_force = True
+                n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
+                                                           *setting_args(self))
+            self._col_force = False
+            self._sense(n_contacts, n_pain)
             self.tick += 1
             for hook in self.on_tick_end:
                 hook()

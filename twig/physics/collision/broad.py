@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from twig.physics.collision.narrow import ACTIVE_GAP, BOX, box_frame
+from twig.physics.hot import hot_kernel
 
 LARGE_CELLS = 64
 """Bodies covering more grid cells than this (floors, long walls) are tested against every
@@ -66,13 +67,13 @@ def volume_bounds(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, b
                 dhi[v, c] = max(dhi[v, c], d)
 
 
-@njit(cache=True)
+@hot_kernel
 def _overlap(lo, hi, a, b):
     return (lo[a, 0] <= hi[b, 0] and lo[b, 0] <= hi[a, 0] and lo[a, 1] <= hi[b, 1]
             and lo[b, 1] <= hi[a, 1] and lo[a, 2] <= hi[b, 2] and lo[b, 2] <= hi[a, 2])
 
 
-@njit(cache=True)
+@hot_kernel
 def _linked(vol_nodes, linked_keys, n_nodes, va, vb):
     """True if a link (a grab, say) joins a node of ``va`` to a node of ``vb``."""
     for k in range(4):
@@ -86,7 +87,7 @@ def _linked(vol_nodes, linked_keys, n_nodes, va, vb):
     return False
 
 
-@njit(cache=True)
+@hot_kernel
 def _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, body, other, out, stats):
     """Write into ``out`` the volumes of ``body`` whose grown boxes meet ``other``'s box;
     returns how many."""
@@ -94,15 +95,15 @@ def _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, body, other, 
     for x in range(body_vol_start[body], body_vol_start[body + 1]):
         v = body_vols[x]
         stats[VOLUME_TESTS] += 1
-        if (build_lo[v, 0] <= bhi[other, 0] and blo[other, 0] <= build_hi[v, 0]
-                and build_lo[v, 1] <= bhi[other, 1] and blo[other, 1] <= build_hi[v, 1]
-                and build_lo[v, 2] <= bhi[other, 2] and blo[other, 2] <= build_hi[v, 2]):
-            out[count] = v
-            count += 1
+        # Branch-free ("&", not "and"): whether a limb reaches the other body is a coin flip.
+        out[count] = v
+        count += ((build_lo[v, 0] <= bhi[other, 0]) & (blo[other, 0] <= build_hi[v, 0])
+                  & (build_lo[v, 1] <= bhi[other, 1]) & (blo[other, 1] <= build_hi[v, 1])
+                  & (build_lo[v, 2] <= bhi[other, 2]) & (blo[other, 2] <= build_hi[v, 2]))
     return count
 
 
-@njit(cache=True)
+@hot_kernel
 def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi, vol_group,
                  vol_mask, vol_passive, vol_nodes, linked_keys, linked_bodies, n_bodies, n_nodes,
                  pair_vol, n, stats, near_a, near_b):
@@ -122,10 +123,10 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
         for y in range(nb):
             vb = near_b[y]
             stats[VOLUME_TESTS] += 1
-            if not (build_lo[va, 0] <= build_hi[vb, 0] and build_lo[vb, 0] <= build_hi[va, 0]
-                    and build_lo[va, 1] <= build_hi[vb, 1] and build_lo[vb, 1] <= build_hi[va, 1]
-                    and build_lo[va, 2] <= build_hi[vb, 2]
-                    and build_lo[vb, 2] <= build_hi[va, 2]):
+            if not ((build_lo[va, 0] <= build_hi[vb, 0]) & (build_lo[vb, 0] <= build_hi[va, 0])
+                    & (build_lo[va, 1] <= build_hi[vb, 1]) & (build_lo[vb, 1] <= build_hi[va, 1])
+                    & (build_lo[va, 2] <= build_hi[vb, 2])
+                    & (build_lo[vb, 2] <= build_hi[va, 2])):
                 continue
             if not (vol_group[va] & vol_mask[vb]) or not (vol_group[vb] & vol_mask[va]):
                 continue
@@ -151,7 +152,7 @@ def _push_key(keys, n, key):
     return keys
 
 
-@njit(cache=True)
+@hot_kernel
 def _bodies_close(blo, bhi, a, b):
     """The paper's test: ground-plane footprints as circles (axis-aligned cylinders) whose
     heights overlap."""

@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from twig.physics.collision.response import DEPTH, ENERGY, NORMAL, POINT
+from twig.physics.flags import MOVING
 
 
 @dataclass(frozen=True)
@@ -45,17 +47,69 @@ class Contacts:
         return np.flatnonzero((self.body_a == body_id) | (self.body_b == body_id))
 
 
-def gather_contacts(tick: int, pair_vol: np.ndarray, pair_f: np.ndarray, vol_id: np.ndarray,
-                    vol_body: np.ndarray) -> Contacts:
-    """The candidate pairs that touched (resolved a penetration) this tick; the arrays are
-    views of one fresh copy of their rows."""
-    hit = np.flatnonzero(pair_f[:, DEPTH] > 0.0)
-    va = pair_vol[hit, 0]
-    vb = pair_vol[hit, 1]
-    rows = pair_f[hit]
-    return Contacts(tick, vol_id[va], vol_id[vb], vol_body[va], vol_body[vb],
-                    rows[:, POINT:POINT + 3], rows[:, NORMAL:NORMAL + 3], rows[:, DEPTH],
-                    rows[:, ENERGY])
+@njit(cache=True)
+def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_nodes, node_row,
+                    flags, pain, pain_threshold, pain_half_life, dt, hit_row, hit_ids,
+                    pain_hits, pain_level):
+    """After a tick: list its contacts, decay every body's pain and add this tick's.
+
+    A contact is an active pair (see ``narrow.first_sweep``) that resolved a penetration;
+    ``hit_row`` ((P,) int64) receives their contact rows and ``hit_ids`` ((P, 4) int64) their
+    volume ids and body ids (a, b), in candidate order. Pain (J, per body row) halves every
+    ``pain_half_life`` seconds; an impact energy over the struck body's ``pain_threshold``
+    is added to it, first for every contact's first body, then for every second body (not to a
+    side driven by set-point moves: a kicking foot, a punching fist gives the blow; nor to a
+    body from its own limbs), and each
+    such hit is written to ``pain_hits`` ((2P, 2) int64: contact, side) with the pain level
+    it left (``pain_level``, J). Returns (contacts, pain hits).
+    """
+    n = 0
+    for x in range(n_active):
+        q = active[x]
+        if pair_f[q, DEPTH] > 0.0:
+            va = pair_vol[q, 0]
+            vb = pair_vol[q, 1]
+            hit_row[n] = q
+            hit_ids[n, 0] = vol_id[va]
+            hit_ids[n, 1] = vol_id[vb]
+            hit_ids[n, 2] = vol_body[va]
+            hit_ids[n, 3] = vol_body[vb]
+            n += 1
+    hurting = False
+    for r in range(pain.shape[0]):
+        hurting |= pain[r] != 0.0
+    if hurting:
+        for r in range(pain.shape[0]):
+            pain[r] *= 0.5 ** (dt / pain_half_life[r])
+    m = 0
+    for side in range(2):
+        for c in range(n):
+            q = hit_row[c]
+            vol = pair_vol[q, side]
+            row = node_row[vol_nodes[vol, 0]]
+            energy = pair_f[q, ENERGY]
+            driven = False
+            for k in range(4):
+                driven |= (flags[vol_nodes[vol, k]] & MOVING) != 0
+            # A body knocking into itself (a limb against its own leg) feels no pain.
+            own = hit_ids[c, 2] == hit_ids[c, 3]
+            if energy > pain_threshold[row] and not driven and not own:
+                pain[row] += energy
+                pain_hits[m, 0] = c
+                pain_hits[m, 1] = side
+                pain_level[m] = pain[row]
+                m += 1
+    return n, m
+
+
+def gather_contacts(tick: int, pair_f: np.ndarray, hit_row: np.ndarray,
+                    hit_ids: np.ndarray) -> Contacts:
+    """The contacts :func:`record_contacts` listed (``hit_row``, ``hit_ids`` cut to their
+    count) as :class:`Contacts`; the arrays are views of fresh copies."""
+    ids = hit_ids.copy()
+    rows = pair_f[hit_row]
+    return Contacts(tick, ids[:, 0], ids[:, 1], ids[:, 2], ids[:, 3], rows[:, POINT:POINT + 3],
+                    rows[:, NORMAL:NORMAL + 3], rows[:, DEPTH], rows[:, ENERGY])
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,16 @@ import math
 import numpy as np
 from numba import njit
 
+from twig.physics.collision.capsules import (
+    capsule_contact,
+    capsule_gap,
+    capsule_repeats,
+    capsules_apart,
+)
 from twig.physics.collision.geometry import (
     box_projection_radius,
     box_separating_axis,
     closest_params_segments,
-    fallback_normal,
     point_in_box,
     segment_box,
 )
@@ -37,6 +42,9 @@ from twig.physics.collision.response import (
     PUSH,
     RIGID_A,
     RIGID_B,
+    SELF_APPROACH,
+    WAKE_DEPTH,
+    WAKE_SPEED,
     hold_static,
     point_velocity,
     push_apart,
@@ -46,6 +54,7 @@ from twig.physics.collision.response import (
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.collision.sleep import wake_body
 from twig.physics.flags import ASLEEP, GROUNDED, MOVING
+from twig.physics.hot import hot_kernel
 
 CAPSULE = 0
 """Volume kind: a capsule on nodes 0-1 (a sphere when both are the same node)."""
@@ -54,8 +63,6 @@ BOX = 1
 
 ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
-SELF_APPROACH = 0.05
-"""Most approach (m per tick) a body's contacts with itself may undo in one tick."""
 KINEMATIC_APPROACH = 2.0
 """Fastest (m/s) a box is shoved by something immovable (a stepping foot, a driven hand)."""
 REPEATS = 8
@@ -64,13 +71,9 @@ up to this many times (the contact point moves as the volumes turn), so one swee
 deep overlap; later iterations project each pair once."""
 REPEAT_DEPTH = 1e-3
 """Penetration (m) below which a pair's projection is not repeated."""
-WAKE_DEPTH = 0.02
-"""A sleeping body wakes when a contact penetrates it deeper than this (m) ..."""
-WAKE_SPEED = 0.5
-"""... or something hits it faster than this (m/s, relative normal speed)."""
 
 
-@njit(cache=True)
+@hot_kernel
 def box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h):
     """Centre, unit axes and half extents of box volume ``v`` from its four nodes.
 
@@ -99,7 +102,7 @@ def box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h):
             box_u[v, r - 1, 2] = z / h
 
 
-@njit(cache=True)
+@hot_kernel
 def box_coef(vol_coef, box_h, v, lx, ly, lz, k):
     """Affine coefficient of node ``k`` of box ``v`` for the point with box coordinates
     ``l`` (metres)."""
@@ -107,14 +110,14 @@ def box_coef(vol_coef, box_h, v, lx, ly, lz, k):
             + ly / box_h[v, 1] * vol_coef[v, 2, k] + lz / box_h[v, 2] * vol_coef[v, 3, k])
 
 
-@njit(cache=True)
+@hot_kernel
 def set_box_coefs(vol_coef, box_h, v, lx, ly, lz, pair_f, q, slot):
     """Store the affine node coefficients of the box point ``l`` in ``pair_f[q, slot:]``."""
     for k in range(4):
         pair_f[q, slot + k] = box_coef(vol_coef, box_h, v, lx, ly, lz, k)
 
 
-@njit(cache=True)
+@hot_kernel
 def set_capsule_coefs(t, pair_f, q, slot):
     pair_f[q, slot] = 1.0 - t
     pair_f[q, slot + 1] = t
@@ -122,7 +125,7 @@ def set_capsule_coefs(t, pair_f, q, slot):
     pair_f[q, slot + 3] = 0.0
 
 
-@njit(cache=True)
+@hot_kernel
 def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, dt):
     """Approach speed (m/s, > 0 when closing) and kinetic energy (J) of contact ``q`` along
     ``n``, from this tick's displacements of the contact points and the true masses. A side
@@ -156,14 +159,14 @@ def _kinematic(w, pair_i, pair_f, q, side):
     return True
 
 
-@njit(cache=True)
+@hot_kernel
 def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
              depth, px, py, pz, first, dt, node_row, body_start, body_count):
     """Record, wake and project one contact whose COEF slots are already set.
 
     The first push of a pair in a tick measures how far the pair approached along ``n`` this
     tick; in all, the tick's pushes may undo that approach plus the world's depenetration
-    allowance (``prepare_pairs``), no more, so
+    allowance (``activate_pair``), no more, so
     a deep overlap (a limb through a falling 16-ton weight, bodies spawned inside each other)
     comes apart over a few ticks instead of launching anything.
     """
@@ -208,69 +211,6 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
                                   push)
     hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
     return push
-
-
-@njit(cache=True)
-def _capsule_cores(pos, vol_nodes, va, vb):
-    """Closest points of the core segments of capsules ``va`` and ``vb``: their parameters
-    ``s``, ``t`` and the points ``p`` on ``va`` and ``q`` on ``vb`` (metres)."""
-    a0 = vol_nodes[va, 0]
-    a1 = vol_nodes[va, 1]
-    b0 = vol_nodes[vb, 0]
-    b1 = vol_nodes[vb, 1]
-    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
-                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
-                                   pos[b1, 1], pos[b1, 2])
-    return (s, t, pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]),
-            pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]), pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]),
-            pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0]), pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1]),
-            pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2]))
-
-
-@njit(cache=True)
-def _capsule_gap(pos, vol_nodes, vol_radius, va, vb):
-    """Distance between the surfaces of capsules ``va`` and ``vb`` (negative: overlap), m."""
-    _, _, px, py, pz, qx, qy, qz = _capsule_cores(pos, vol_nodes, va, vb)
-    return (math.sqrt((px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2) - vol_radius[va]
-            - vol_radius[vb])
-
-
-@njit(cache=True)
-def _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius, va,
-                     vb, pair_i, pair_f, q, first, dt, node_row, body_start, body_count):
-    a0 = vol_nodes[va, 0]
-    a1 = vol_nodes[va, 1]
-    b0 = vol_nodes[vb, 0]
-    b1 = vol_nodes[vb, 1]
-    s, t, px, py, pz, qx, qy, qz = _capsule_cores(pos, vol_nodes, va, vb)
-    dx = px - qx
-    dy = py - qy
-    dz = pz - qz
-    d = math.sqrt(dx * dx + dy * dy + dz * dz)
-    ra = vol_radius[va]
-    rb = vol_radius[vb]
-    gap = d - ra - rb
-    if first:
-        pair_f[q, GAP] = gap
-    if gap >= 0.0:
-        return 0.0
-    if d > 1e-9:
-        nx = dx / d
-        ny = dy / d
-        nz = dz / d
-    else:
-        nx, ny, nz = fallback_normal(
-            pos[a1, 0] - pos[a0, 0], pos[a1, 1] - pos[a0, 1], pos[a1, 2] - pos[a0, 2],
-            pos[b1, 0] - pos[b0, 0], pos[b1, 1] - pos[b0, 1], pos[b1, 2] - pos[b0, 2],
-            0.5 * (pos[a0, 0] + pos[a1, 0] - pos[b0, 0] - pos[b1, 0]),
-            0.5 * (pos[a0, 1] + pos[a1, 1] - pos[b0, 1] - pos[b1, 1]),
-            0.5 * (pos[a0, 2] + pos[a1, 2] - pos[b0, 2] - pos[b1, 2]))
-    set_capsule_coefs(s, pair_f, q, COEF_A)
-    set_capsule_coefs(t, pair_f, q, COEF_B)
-    mid = 0.5 * (rb - ra + d)
-    return _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny,
-                    nz, -gap, qx + nx * mid, qy + ny * mid, qz + nz * mid, first, dt, node_row,
-                    body_start, body_count)
 
 
 @njit(cache=True)
@@ -440,79 +380,138 @@ def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, 
                     overlap, px, py, pz, first, dt, node_row, body_start, body_count)
 
 
-@njit(cache=True)
-def prepare_pairs(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, n_pairs, pair_i,
-                  pair_f, depenetration):
-    """Reset the contact rows of this tick's candidate pairs; ``depenetration`` (m) is how far
-    a pair may be pushed apart in one tick beyond undoing its approach."""
-    for q in range(n_pairs):
-        va = pair_vol[q, 0]
-        vb = pair_vol[q, 1]
-        for k in range(4):
-            pair_i[q, k] = vol_nodes[va, k]
-            pair_i[q, 4 + k] = vol_nodes[vb, k]
-        # Only what is read before it is written (a row is 24 slots; piles have 10^5 rows).
-        pair_f[q, GAP] = math.inf
-        pair_f[q, DEPTH] = 0.0
-        pair_f[q, ENERGY] = 0.0
-        pair_f[q, PUSH] = 0.0
-        pair_f[q, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
-        pair_f[q, MOVE_A] = 0.0 if vol_passive[va] else 1.0
-        pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
-        pair_f[q, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
-        pair_f[q, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
-        pair_f[q, ALLOWED] = depenetration
+@hot_kernel
+def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, pair_i, pair_f,
+                  depenetration):
+    """Reset contact row ``q`` for this tick (rows are set up only for the candidates the
+    first sweep finds close: a pile has 10^5 candidates and a row is 24 slots);
+    ``depenetration`` (m) is how far the pair may be pushed apart in one tick beyond undoing
+    its approach."""
+    va = pair_vol[q, 0]
+    vb = pair_vol[q, 1]
+    for k in range(4):
+        pair_i[q, k] = vol_nodes[va, k]
+        pair_i[q, 4 + k] = vol_nodes[vb, k]
+    # Only what is read before it is written.
+    pair_f[q, GAP] = math.inf
+    pair_f[q, DEPTH] = 0.0
+    pair_f[q, ENERGY] = 0.0
+    pair_f[q, PUSH] = 0.0
+    pair_f[q, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
+    pair_f[q, MOVE_A] = 0.0 if vol_passive[va] else 1.0
+    pair_f[q, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
+    pair_f[q, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
+    pair_f[q, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
+    pair_f[q, ALLOWED] = depenetration
 
 
 @njit(cache=True)
-def resolve_pairs(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                  vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, n_pairs, pair_i, pair_f,
-                  first, dt, node_row, body_start, body_count):
-    """One projection sweep over the candidate pairs (pairs found apart by more than
-    ACTIVE_GAP at the first iteration are skipped for the rest of the tick; pairs of two
-    sleeping bodies are skipped)."""
+def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                  vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q, first,
+                  dt, node_row, body_start, body_count):
+    """Project contact row ``q`` of a pair with a box (capsule pairs:
+    :func:`~twig.physics.collision.capsules.capsule_repeats`); in the first iteration a pair
+    still penetrating is projected again, up to REPEATS times (the contact point moves as the
+    volumes turn), so one sweep leaves no deep overlap."""
+    va = pair_vol[q, 0]
+    vb = pair_vol[q, 1]
+    ka = vol_kind[va]
+    kb = vol_kind[vb]
+    for rep in range(REPEATS if first else 1):
+        once = first and rep == 0
+        if ka == CAPSULE:
+            depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                 vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h, pair_i,
+                                 pair_f, q, once, dt, node_row, body_start, body_count)
+        elif kb == CAPSULE:
+            depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
+                                 vol_radius, vol_coef, vb, va, False, box_c, box_u, box_h,
+                                 pair_i, pair_f, q, once, dt, node_row, body_start, body_count)
+        else:
+            depth = _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef,
+                             va, vb, box_c, box_u, box_h, pair_i, pair_f, q, once, dt, node_row,
+                             body_start, body_count)
+        if depth <= REPEAT_DEPTH:
+            break
+
+
+@njit(cache=True)
+def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, pair_vol, n_pairs,
+                pair_i, pair_f, active, depenetration, dt, node_row, body_start, body_count):
+    """The first projection sweep over the broad phase's ``n_pairs`` candidates.
+
+    Pairs of two sleeping bodies are skipped. Capsule pairs are measured first (a box test,
+    then the exact gap) and only those within ACTIVE_GAP get a contact row; every pair that
+    gets one and is no farther apart than ACTIVE_GAP is listed in ``active`` ((P,) int64, in
+    candidate order) for the later iterations, which skip the rest. Returns how many are.
+    """
+    n_active = 0
     for q in range(n_pairs):
-        if not first and pair_f[q, GAP] > ACTIVE_GAP:
-            continue
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
         if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
             continue
-        ka = vol_kind[va]
-        kb = vol_kind[vb]
-        if ka == CAPSULE and kb == CAPSULE:
-            # Most candidates do not touch: measure the gap here, cheaply, and leave the
-            # (much larger) contact code for the pairs that do.
-            gap = _capsule_gap(pos, vol_nodes, vol_radius, va, vb)
-            if first:
-                pair_f[q, GAP] = gap
-            if gap >= 0.0:
+        capsules = vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE
+        gap = math.inf
+        ra = rb = 0.0
+        if capsules:
+            # Most candidates do not touch: rule them out cheaply (1 nm of slack covers the
+            # rounding of the exact test) and leave the contact code for those that do.
+            a0 = vol_nodes[va, 0]
+            a1 = vol_nodes[va, 1]
+            b0 = vol_nodes[vb, 0]
+            b1 = vol_nodes[vb, 1]
+            ra = vol_radius[va]
+            rb = vol_radius[vb]
+            if capsules_apart(pos, a0, a1, b0, b1, ra + rb + ACTIVE_GAP + 1e-9):
                 continue
-        for rep in range(REPEATS if first else 1):
-            once = first and rep == 0
-            if ka == CAPSULE and kb == CAPSULE:
-                depth = _capsule_capsule(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                         vol_radius, va, vb, pair_i, pair_f, q, once, dt,
-                                         node_row, body_start, body_count)
-            elif ka == CAPSULE:
-                depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                     vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h,
-                                     pair_i, pair_f, q, once, dt, node_row, body_start,
-                                     body_count)
-            elif kb == CAPSULE:
-                depth = _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                     vol_radius, vol_coef, vb, va, False, box_c, box_u, box_h,
-                                     pair_i, pair_f, q, once, dt, node_row, body_start,
-                                     body_count)
-            else:
-                depth = _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                 vol_coef, va, vb, box_c, box_u, box_h, pair_i, pair_f, q, once,
-                                 dt, node_row, body_start, body_count)
-            if depth <= REPEAT_DEPTH:
-                break
+            gap = capsule_gap(pos, a0, a1, b0, b1, ra, rb)
+            if gap > ACTIVE_GAP:
+                continue
+        activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, pair_i,
+                      pair_f, depenetration)
+        if capsules:
+            pair_f[q, GAP] = gap
+            active[n_active] = q
+            n_active += 1
+            if gap < 0.0:
+                capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+                                ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
+                                body_count)
+            continue
+        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
+                      True, dt, node_row, body_start, body_count)
+        if pair_f[q, GAP] <= ACTIVE_GAP:
+            active[n_active] = q
+            n_active += 1
+    return n_active
 
 
 @njit(cache=True)
+def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                   vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, active,
+                   n_active, dt, node_row, body_start, body_count):
+    """A later projection sweep: each pair of the first sweep's ``active`` list once (pairs
+    of two sleeping bodies skipped)."""
+    for x in range(n_active):
+        q = active[x]
+        va = pair_vol[q, 0]
+        vb = pair_vol[q, 1]
+        if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
+            continue
+        if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE:
+            capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+                            vol_radius[va], vol_radius[vb], False, dt, node_row, body_start,
+                            body_count)
+            continue
+        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
+                      False, dt, node_row, body_start, body_count)
+
+
+@hot_kernel
 def _corner(box_c, box_u, box_h, v, corner):
     """World position of corner ``corner`` (bits 0-2 = sign of x, y, z) of box ``v``."""
     sx = box_h[v, 0] if corner & 1 else -box_h[v, 0]
@@ -523,7 +522,7 @@ def _corner(box_c, box_u, box_h, v, corner):
             box_c[v, 2] + sx * box_u[v, 0, 2] + sy * box_u[v, 1, 2] + sz * box_u[v, 2, 2])
 
 
-@njit(cache=True)
+@hot_kernel
 def _push_frame(pos, w, vol_nodes, v, px, py, pz, nx, ny, nz, amount):
     """Move box ``v``'s frame rigidly so that its point ``p`` moves ``amount`` along ``n``."""
     i0, i1, i2, i3 = vol_nodes[v, 0], vol_nodes[v, 1], vol_nodes[v, 2], vol_nodes[v, 3]

@@ -20,6 +20,7 @@ from numba import njit
 
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.flags import GROUNDED
+from twig.physics.hot import hot_kernel
 
 GAP = 0
 """Signed gap at the first iteration of the tick (metres; negative = penetration)."""
@@ -51,6 +52,12 @@ ALLOWED = 23
 """Total normal push (m) the pair may receive this tick (see ``narrow._contact``)."""
 PAIR_SLOTS = 24
 
+SELF_APPROACH = 0.05
+"""Most approach (m per tick) a body's contacts with itself may undo in one tick."""
+WAKE_DEPTH = 0.02
+"""A sleeping body wakes when a contact penetrates it deeper than this (m) ..."""
+WAKE_SPEED = 0.5
+"""... or something hits it faster than this (m/s, relative normal speed)."""
 LEVER = 2.0
 """Most a node may move per metre of separation a push asks for. Jakobsen's rule moves node
 ``k`` by ``d c_k w_k / sum c^2 w``: at a contact near a link's immovable end (a planted foot)
@@ -142,7 +149,7 @@ def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
         pos[i, 2] += f * nz
 
 
-@njit(cache=True)
+@hot_kernel
 def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth):
     """Separate contact row ``q`` by ``depth`` along ``n`` (first side +n, second side -n),
     using the coefficients in its COEF slots. Returns the separation achieved (0 if both
@@ -169,45 +176,71 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
     return depth
 
 
-@njit(cache=True)
+@hot_kernel
 def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth):
-    """:func:`push_apart` when neither side is a box, in one pass over the nodes with a
-    non-zero coefficient (a capsule has two, a sphere one)."""
+    """:func:`push_apart` when neither side is a box: both are capsules (or spheres), whose
+    points are ``c0 x0 + c1 x1`` (the rows' other two coefficients are 0)."""
+    ca0 = pair_f[q, COEF_A] if pair_f[q, MOVE_A] != 0.0 else 0.0
+    ca1 = pair_f[q, COEF_A + 1] if pair_f[q, MOVE_A] != 0.0 else 0.0
+    cb0 = pair_f[q, COEF_B] if pair_f[q, MOVE_B] != 0.0 else 0.0
+    cb1 = pair_f[q, COEF_B + 1] if pair_f[q, MOVE_B] != 0.0 else 0.0
+    return push_capsules(pos, w, flags, ground_normal, pair_i[q, 0], pair_i[q, 1], pair_i[q, 4],
+                         pair_i[q, 5], ca0, ca1, cb0, cb1, nx, ny, nz, depth)
+
+
+@hot_kernel
+def _node_share(w, flags, ground_normal, i, sg, nx, ny, nz):
+    """Inverse mass node ``i`` lends to a push along ``sg n``: none if it rests on a plane it
+    would be pushed into (shock propagation, as in :func:`side_weight`)."""
+    wi = w[i]
+    # Nested, not "and": Numba compiles this short-circuit into slower code (measured 73
+    # against 140 ns per push).
+    if (flags[i] & GROUNDED) != 0:  # noqa: SIM102
+        if sg * (nx * ground_normal[i, 0] + ny * ground_normal[i, 1]
+                 + nz * ground_normal[i, 2]) < 0.0:
+            wi = 0.0
+    return wi
+
+
+@hot_kernel
+def _shift(pos, i, f, nx, ny, nz):
+    pos[i, 0] += f * nx
+    pos[i, 1] += f * ny
+    pos[i, 2] += f * nz
+
+
+@hot_kernel
+def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1, nx, ny, nz,
+                  depth):
+    """Separate the points ``ca0 x_a0 + ca1 x_a1`` (moved along +n) and ``cb0 x_b0 + cb1
+    x_b1`` (along -n) by ``depth`` metres with Jakobsen's rule, ``lambda = depth / sum c^2
+    w``; a zero coefficient (a capsule's far end at its tip, a passive side) takes no part.
+    Returns the separation achieved (0 if nothing can move)."""
+    wa0 = _node_share(w, flags, ground_normal, a0, 1.0, nx, ny, nz)
+    wa1 = _node_share(w, flags, ground_normal, a1, 1.0, nx, ny, nz)
+    wb0 = _node_share(w, flags, ground_normal, b0, -1.0, nx, ny, nz)
+    wb1 = _node_share(w, flags, ground_normal, b1, -1.0, nx, ny, nz)
     s = 0.0
-    big = 0.0
-    for k in range(8):
-        c = pair_f[q, COEF_A + k]
-        if c == 0.0 or pair_f[q, MOVE_A + (k >> 2)] == 0.0:
-            continue
-        i = pair_i[q, k]
-        wi = w[i]
-        sg = 1.0 if k < 4 else -1.0
-        if (flags[i] & GROUNDED) != 0:  # noqa: SIM102  (see below)
-            if sg * (nx * ground_normal[i, 0] + ny * ground_normal[i, 1]
-                     + nz * ground_normal[i, 2]) < 0.0:
-                wi = 0.0
-        s += c * c * wi
-        big = max(big, c * wi)
+    if ca0 != 0.0:
+        s += ca0 * ca0 * wa0
+    if ca1 != 0.0:
+        s += ca1 * ca1 * wa1
+    if cb0 != 0.0:
+        s += cb0 * cb0 * wb0
+    if cb1 != 0.0:
+        s += cb1 * cb1 * wb1
     if s <= 0.0:
         return 0.0
-    lam = min(depth / s, LEVER * depth / big)
-    for k in range(8):
-        c = pair_f[q, COEF_A + k]
-        if c == 0.0 or pair_f[q, MOVE_A + (k >> 2)] == 0.0:
-            continue
-        i = pair_i[q, k]
-        sg = 1.0 if k < 4 else -1.0
-        wi = w[i]
-        # Nested, not "and": Numba compiles this short-circuit into slower code (measured
-        # 73 against 140 ns per push).
-        if (flags[i] & GROUNDED) != 0:  # noqa: SIM102
-            if sg * (nx * ground_normal[i, 0] + ny * ground_normal[i, 1]
-                     + nz * ground_normal[i, 2]) < 0.0:
-                wi = 0.0
-        f = sg * lam * c * wi
-        pos[i, 0] += f * nx
-        pos[i, 1] += f * ny
-        pos[i, 2] += f * nz
+    big = max(abs(ca0) * wa0, abs(ca1) * wa1, abs(cb0) * wb0, abs(cb1) * wb1)
+    lam = min(depth / s, LEVER * depth / big)  # see LEVER
+    if ca0 != 0.0:
+        _shift(pos, a0, 1.0 * lam * ca0 * wa0, nx, ny, nz)
+    if ca1 != 0.0:
+        _shift(pos, a1, 1.0 * lam * ca1 * wa1, nx, ny, nz)
+    if cb0 != 0.0:
+        _shift(pos, b0, -1.0 * lam * cb0 * wb0, nx, ny, nz)
+    if cb1 != 0.0:
+        _shift(pos, b1, -1.0 * lam * cb1 * wb1, nx, ny, nz)
     return depth
 
 
@@ -237,7 +270,7 @@ def split_normal(vx, vy, vz, nx, ny, nz):
     return vn, tx, ty, tz, math.sqrt(tx * tx + ty * ty + tz * tz)
 
 
-@njit(cache=True)
+@hot_kernel
 def relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz):
     """This tick's displacement of contact row ``q``'s first point relative to its second,
     split along ``n`` (see :func:`split_normal`)."""
@@ -246,7 +279,7 @@ def relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz):
     return split_normal(ax - bx, ay - by, az - bz, nx, ny, nz)
 
 
-@njit(cache=True)
+@hot_kernel
 def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz):
     """Static friction inside the relaxation (Mueller et al. 2020, extended PBD): if the two
     contact points slid against each other this tick by less than ``mu`` times the normal
@@ -259,7 +292,7 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
 
 
 @njit(cache=True)
-def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs):
+def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, active, n_active):
     """After the relaxation, once per tick: no bounce, then sliding (Jakobsen) friction.
 
     A projection that pushes volumes apart by ``d`` also gives them the separating velocity
@@ -268,8 +301,10 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs
     is removed by moving the previous positions (velocities change, positions do not). Then
     the contact points' relative tangential displacement this tick is shortened by
     ``mu * push``, never reversed, shared by the two sides with the normal response's weights.
+    Only the rows of the ``n_active`` pairs listed in ``active`` can have been pushed.
     """
-    for q in range(n_pairs):
+    for x in range(n_active):
+        q = active[x]
         push = pair_f[q, PUSH]
         if push <= 0.0:
             continue

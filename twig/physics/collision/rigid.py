@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from numba import njit
 
+from twig.physics.hot import hot_kernel
 
-@njit(cache=True)
+
+@hot_kernel
 def rigid_frame(pos, w, i0, i1, i2, i3):
     """Inverse total mass, centre of mass and inverse inertia tensor (row-major 9-tuple) of
     the point masses at nodes ``i0..i3`` with inverse masses ``w``; the inverse mass is 0 if
@@ -83,7 +85,7 @@ def rigid_inverse_mass(inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz):
     return inv_m + ax * bx + ay * by + az * bz
 
 
-@njit(cache=True)
+@hot_kernel
 def rigid_move(pos, i0, i1, i2, i3, inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz, lam):
     """Apply the impulse ``lam n`` (in units of metres times mass) at ``p`` to the frame:
     translate by ``lam n / M`` and turn by ``I^-1 (r x lam n)`` (small-angle rotation)."""

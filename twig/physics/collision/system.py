@@ -16,12 +16,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError
-from twig.physics.collision.broad import PAIRS, find_pairs
 from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
 from twig.physics.collision.narrow import BOX, CAPSULE
 from twig.physics.collision.response import PAIR_SLOTS
 from twig.physics.columns import Column, Columns
-from twig.physics.flags import ASLEEP, MOVING
+from twig.physics.flags import ASLEEP
 from twig.physics.validate import as_points, as_positive
 
 if TYPE_CHECKING:
@@ -80,16 +79,27 @@ class CollisionMixin:
         self.broad_grid = True
         self.max_depenetration_speed = 1.2
         self.contact_event_energy = 1.0
-        self.contacts = _no_contacts(self.tick)
+        self._contacts: Contacts | None = _no_contacts(self.tick)
+        self._contacts_at = (self.tick, 0)
         self.pain_events: deque[PainEvent] = deque(maxlen=1000)
-        self._touches: deque[Contacts] = deque()
+        self._touches: deque[tuple[int, np.ndarray]] = deque()
         self._col_version = -1
         self._col: dict[str, np.ndarray] = {}
         self.broad_stats = np.zeros(4, dtype=np.int64)
-        self._pair_vol = np.zeros((64, 2), dtype=np.int32)
-        self._pair_i = np.zeros((64, 8), dtype=np.int32)
-        self._pair_f = np.zeros((64, PAIR_SLOTS))
+        self._grow_pairs(64)
         self._col_force = True
+
+    def _grow_pairs(self, capacity: int) -> None:
+        """(Re)allocate the per-candidate-pair buffers of the tick kernel for ``capacity``
+        pairs (see :func:`twig.physics.tick.physics_tick`)."""
+        self._pair_vol = np.zeros((capacity, 2), dtype=np.int32)
+        self._pair_i = np.zeros((capacity, 8), dtype=np.int32)
+        self._pair_f = np.zeros((capacity, PAIR_SLOTS))
+        self._pair_active = np.zeros(capacity, dtype=np.int64)
+        self._hit_row = np.zeros(capacity, dtype=np.int64)
+        self._hit_ids = np.zeros((capacity, 4), dtype=np.int64)
+        self._pain_hits = np.zeros((2 * capacity, 2), dtype=np.int64)
+        self._pain_level = np.zeros(2 * capacity)
 
     # ------------------------------------------------------------------ adding volumes
     def _volume_body(self, nodes: list[int], body: Body | None) -> int:
@@ -287,16 +297,25 @@ class CollisionMixin:
         with how many seconds ago it last did (the paper's tactile sensing)."""
         out: dict[str, float] = {}
         oldest = self.tick - 1 - round(within / self.dt)
-        for contacts in reversed(self._touches):
-            if contacts.tick < oldest:
+        for tick, pairs in reversed(self._touches):
+            if tick < oldest:
                 break
-            for row in contacts.involving(body.id):
-                other = int(contacts.body_b[row] if contacts.body_a[row] == body.id
-                            else contacts.body_a[row])
+            for a, b in pairs[(pairs[:, 0] == body.id) | (pairs[:, 1] == body.id)].tolist():
+                other = b if a == body.id else a
                 if other in self._bodies:
                     name = self._bodies[other].name
-                    out.setdefault(name, (self.tick - 1 - contacts.tick) * self.dt)
+                    out.setdefault(name, (self.tick - 1 - tick) * self.dt)
         return out
+
+    @property
+    def contacts(self) -> Contacts:
+        """The contacts of the last tick (gathered from the tick kernel's buffers on first
+        use: most ticks nobody asks)."""
+        if self._contacts is None:
+            tick, count = self._contacts_at
+            self._contacts = gather_contacts(tick, self._pair_f, self._hit_row[:count],
+                                             self._hit_ids[:count])
+        return self._contacts
 
     # ------------------------------------------------------------------ per-tick work
     def _collision_arrays(self) -> dict[str, np.ndarray]:
@@ -359,81 +378,41 @@ class CollisionMixin:
                         out.append((vs[x], vs[y]))
         return np.array(out, dtype=np.int32).reshape(-1, 2)
 
-    def _broad_phase(self, col: dict[str, np.ndarray]) -> int:
-        """Candidate pairs for this tick into ``self._pair_vol``; returns their count."""
-        vols = self.volumes
-        force = self._col_force
-        while True:
-            n = find_pairs(self.node_pos, self.node_prev, vols["kind"], vols["nodes"],
-                           vols["radius"], vols["coef"], vols["group"], vols["mask"],
-                           vols["passive"], col["box_c"], col["box_u"], col["box_h"],
-                           col["body_vols"], col["body_vol_start"], col["self_pairs"],
-                           col["linked_keys"], col["linked_bodies"], col["build_lo"],
-                           col["build_hi"], self.broad_margin, self.broad_lookahead, force,
-                           self.broad_grid, self._pair_vol, self.broad_stats)
-            if n <= len(self._pair_vol):
-                break
-            self._pair_vol = np.zeros((2 * n, 2), dtype=np.int32)
-            self.broad_stats[PAIRS] = 0
-            force = True
-        self._col_force = False
-        if len(self._pair_i) < len(self._pair_vol):
-            self._pair_i = np.zeros((len(self._pair_vol), 8), dtype=np.int32)
-            self._pair_f = np.zeros((len(self._pair_vol), PAIR_SLOTS))
-        return n
-
-    def _sense(self, n_pairs: int) -> None:
-        """Contacts of the tick just run, tactile memory and pain (Horswill VI.E)."""
-        if n_pairs:
-            contacts = gather_contacts(self.tick, self._pair_vol[:n_pairs],
-                                       self._pair_f[:n_pairs], self.volumes["id"],
-                                       self.volumes["body"])
-        else:
-            contacts = _no_contacts(self.tick)
-        self.contacts = contacts
-        self._touches.append(contacts)
-        keep = round(self.touch_memory / self.dt) + 1
-        while len(self._touches) > keep:
+    def _sense(self, n_contacts: int, n_pain: int) -> None:
+        """Tactile memory, contact and pain events of the tick just run (Horswill VI.E; the
+        kernel has listed the contacts and updated the pain levels)."""
+        tick = self.tick
+        self._contacts_at = (tick, n_contacts)
+        self._contacts = None if n_contacts else _no_contacts(tick)
+        if n_contacts:
+            self._touches.append((tick, self._hit_ids[:n_contacts, 2:].copy()))
+        oldest = tick - round(self.touch_memory / self.dt)
+        while self._touches and self._touches[0][0] < oldest:
             self._touches.popleft()
-        state = self.body_state
-        pain = state["pain"]
-        if pain.any():
-            pain *= 0.5 ** (self.dt / state["pain_half_life"])
-        if not len(contacts):
+        if not n_contacts:
             return
         if self.events.wants("contact"):
+            contacts = self.contacts
             for k in np.flatnonzero(contacts.energy >= self.contact_event_energy):
                 self.events.emit("contact", a=self._bodies[int(contacts.body_a[k])].name,
                                  b=self._bodies[int(contacts.body_b[k])].name,
                                  energy=round(float(contacts.energy[k]), 6))
-        if contacts.energy.max() <= self._least_threshold:
-            return
-        ids = state["id"]
-        vol_ids = self.volumes["id"]
-        for mine, other, vol in ((contacts.body_a, contacts.body_b, contacts.volume_a),
-                                 (contacts.body_b, contacts.body_a, contacts.volume_b)):
-            rows = np.searchsorted(ids, mine)
-            # A side driven by set-point moves (a kicking foot, a punching fist: the blow is
-            # given, not taken) feels no pain from it.
-            nodes = self.volumes["nodes"][np.searchsorted(vol_ids, vol)]
-            driven = (self.node_flags[nodes] & MOVING).any(axis=1)
-            for k in np.flatnonzero((contacts.energy > state["pain_threshold"][rows])
-                                    & ~driven):
-                row = rows[k]
-                pain[row] += contacts.energy[k]
-                event = PainEvent(
-                    self.time, self._bodies[int(mine[k])].name,
-                    self._bodies[int(other[k])].name, float(contacts.energy[k]),
-                    float(pain[row]), tuple(contacts.point[k].tolist()))
-                self.pain_events.append(event)
-                self.events.emit("pain", agent=event.body, source=event.source,
-                                 energy=round(event.energy, 6), level=round(event.level, 6))
+        if n_pain:
+            self._pain_events(n_pain)
 
-    @property
-    def _least_threshold(self) -> float:
-        """The lowest pain threshold of any body (inf when nobody feels pain)."""
-        thresholds = self.body_state["pain_threshold"]
-        return float(thresholds.min()) if len(thresholds) else math.inf
+    def _pain_events(self, n_pain: int) -> None:
+        """Pain events for the kernel's ``n_pain`` hits of this tick, in its order."""
+        contacts = self.contacts
+        for (k, side), level in zip(self._pain_hits[:n_pain].tolist(),
+                                    self._pain_level[:n_pain].tolist(), strict=True):
+            mine, other = ((contacts.body_a, contacts.body_b) if side == 0
+                           else (contacts.body_b, contacts.body_a))
+            event = PainEvent(self.time, self._bodies[int(mine[k])].name,
+                              self._bodies[int(other[k])].name, float(contacts.energy[k]),
+                              level, tuple(contacts.point[k].tolist()))
+            self.pain_events.append(event)
+            self.events.emit("pain", agent=event.body, source=event.source,
+                             energy=round(event.energy, 6), level=round(event.level, 6))
 
 
 _EMPTY_I = np.zeros(0, dtype=np.int64)

@@ -1,0 +1,84 @@
+"""The lean capsule-capsule contact (twig.physics.collision.capsules) does bit for bit what the
+general contact code (``narrow._contact`` with Jakobsen's affine rule) does for two capsules."""
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from twig.physics.collision import response as r
+from twig.physics.collision.capsules import capsule_contact
+from twig.physics.collision.geometry import closest_params_segments, fallback_normal
+from twig.physics.collision.narrow import _contact, set_capsule_coefs
+from twig.physics.flags import GROUNDED, MOVING
+
+DT = 1.0 / 60.0
+
+
+def _row(mu: float, passive_b: bool) -> np.ndarray:
+    row = np.zeros((1, r.PAIR_SLOTS))
+    row[0, r.GAP] = math.inf
+    row[0, r.MU] = mu
+    row[0, r.MOVE_A] = 1.0
+    row[0, r.MOVE_B] = 0.0 if passive_b else 1.0
+    row[0, r.ALLOWED] = 0.02
+    return row
+
+
+def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
+    """The general path for a capsule pair: closest points, normal, coefficients, _contact."""
+    a0, a1, b0, b1 = pair_i[0, 0], pair_i[0, 1], pair_i[0, 4], pair_i[0, 5]
+    s, t = closest_params_segments(*pos[a0], *pos[a1], *pos[b0], *pos[b1])
+    p = pos[a0] + s * (pos[a1] - pos[a0])
+    q = pos[b0] + t * (pos[b1] - pos[b0])
+    dx, dy, dz = p[0] - q[0], p[1] - q[1], p[2] - q[2]
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    gap = d - ra - rb
+    if first:
+        pair_f[0, r.GAP] = gap
+    if gap >= 0.0:
+        return
+    if d > 1e-9:
+        n = (dx / d, dy / d, dz / d)
+    else:
+        n = fallback_normal(*(pos[a1] - pos[a0]), *(pos[b1] - pos[b0]),
+                            *(0.5 * (pos[a0] + pos[a1] - pos[b0] - pos[b1])))
+    set_capsule_coefs(s, pair_f, 0, r.COEF_A)
+    set_capsule_coefs(t, pair_f, 0, r.COEF_B)
+    mid = 0.5 * (rb - ra + d)
+    zeros = np.zeros(2, dtype=np.int64)
+    _contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_f, 0, *n, -gap,
+             q[0] + n[0] * mid, q[1] + n[1] * mid, q[2] + n[2] * mid, first, DT,
+             np.array([0, 0, 1, 1]), zeros, zeros)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(ends=arrays(np.float64, (4, 3), elements=st.floats(-0.2, 0.2)),
+       motion=arrays(np.float64, (4, 3), elements=st.floats(-0.03, 0.03)),
+       radii=st.tuples(st.floats(0.03, 0.15), st.floats(0.03, 0.15)),
+       sphere=st.booleans(), first=st.booleans(), passive_b=st.booleans(),
+       grounded=st.booleans(), driven=st.booleans(), mu=st.floats(0.0, 2.0))
+def test_capsule_contact_matches_the_general_contact_bit_for_bit(ends, motion, radii, sphere,
+                                                                 first, passive_b, grounded,
+                                                                 driven, mu):
+    pos = ends.copy()
+    prev = pos - motion
+    w = np.array([1.0, 2.0, 0.5, 1.5])
+    flags = np.array([GROUNDED if grounded else 0, 0, MOVING if driven else 0,
+                      MOVING if driven else 0], dtype=np.uint8)
+    gn = np.zeros((4, 3))
+    gn[:, 1] = 1.0
+    a1 = 0 if sphere else 1
+    pair_i = np.array([[0, a1, a1, a1, 2, 3, 3, 3]], dtype=np.int32)
+    lean = (pos.copy(), _row(mu, passive_b))
+    general = (pos.copy(), _row(mu, passive_b))
+    for _ in range(3):  # a first touch, then projections of a touching pair
+        capsule_contact(lean[0], prev, w, w.copy(), flags, gn, pair_i, lean[1], 0, *radii, first,
+                        DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
+                        np.zeros(2, dtype=np.int64))
+        _general(general[0], prev, w, flags, gn, pair_i, general[1], *radii, first)
+        first = False
+    assert np.array_equal(lean[0], general[0])
+    assert np.array_equal(lean[1], general[1], equal_nan=True)

@@ -1,0 +1,288 @@
+"""Capsule-capsule contacts (spheres are capsules of zero length), the common case of a pile.
+
+The same contact as any other pair (see ``narrow._contact``: record it, cap the depenetration,
+measure the impact, wake the sleeping, project by Jakobsen's rule, hold static friction), here
+for two capsules in one pass over their four nodes kept in local variables. The general path
+calls a dozen helpers per contact that take arrays, each call counting references with atomic
+instructions; these kernels are :data:`~twig.physics.hot.hot_kernel` and their helpers take
+scalars. A property test checks them against the general path bit for bit
+(tests/physics/test_narrow_phase.py).
+
+Horswill 2009, section VI.D (links as cylinders); Jakobsen 2001, section 6 (``p = c1 x1 + c2
+x2``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from twig.physics.collision.geometry import closest_params_segments, fallback_normal
+from twig.physics.collision.response import (
+    ALLOWED,
+    COEF_A,
+    COEF_B,
+    DEPTH,
+    ENERGY,
+    GAP,
+    MOVE_A,
+    MOVE_B,
+    MU,
+    NORMAL,
+    POINT,
+    PUSH,
+    SELF_APPROACH,
+    WAKE_DEPTH,
+    WAKE_SPEED,
+    split_normal,
+)
+from twig.physics.collision.sleep import wake_body
+from twig.physics.flags import ASLEEP, GROUNDED, MOVING
+from twig.physics.hot import hot_kernel
+
+
+@hot_kernel
+def capsules_apart(pos, a0, a1, b0, b1, reach):
+    """True when the boxes around the core segments ``a0``-``a1`` and ``b0``-``b1`` are more
+    than ``reach`` (m: the radii plus a gap) apart along some axis, so the capsules' surfaces
+    surely are that gap apart (a box distance bounds the true distance from below).
+    Branch-free: in a pile it fails or passes unpredictably."""
+    apart = False
+    for c in range(3):
+        lo_a = min(pos[a0, c], pos[a1, c])
+        hi_a = max(pos[a0, c], pos[a1, c])
+        lo_b = min(pos[b0, c], pos[b1, c])
+        hi_b = max(pos[b0, c], pos[b1, c])
+        apart |= max(lo_a - hi_b, lo_b - hi_a) > reach
+    return apart
+
+
+@hot_kernel
+def capsule_gap(pos, a0, a1, b0, b1, ra, rb):
+    """Distance between the surfaces of the capsules of radius ``ra`` on ``a0``-``a1`` and
+    ``rb`` on ``b0``-``b1`` (negative: overlap), metres."""
+    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
+                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
+                                   pos[b1, 1], pos[b1, 2])
+    dx = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]) - (pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0]))
+    dy = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]) - (pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1]))
+    dz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]) - (pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2]))
+    return math.sqrt(dx * dx + dy * dy + dz * dz) - ra - rb
+
+
+@hot_kernel
+def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
+                    first, dt, node_row, body_start, body_count):
+    """Find and project the contact of capsule row ``q`` (radii ``ra``, ``rb`` in metres):
+    the closest points of the two core segments (Ericson), the normal between them, the
+    depth; then :func:`_respond`. ``first`` records the gap and the impact (the first
+    projection of the tick). Returns the separation pushed (m; 0 when apart)."""
+    a0 = pair_i[q, 0]
+    a1 = pair_i[q, 1]
+    b0 = pair_i[q, 4]
+    b1 = pair_i[q, 5]
+    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
+                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
+                                   pos[b1, 1], pos[b1, 2])
+    qx = pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0])
+    qy = pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1])
+    qz = pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2])
+    dx = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]) - qx
+    dy = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]) - qy
+    dz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]) - qz
+    d = math.sqrt(dx * dx + dy * dy + dz * dz)
+    gap = d - ra - rb
+    if first:
+        pair_f[q, GAP] = gap
+    if gap >= 0.0:
+        return 0.0
+    if d > 1e-9:
+        nx = dx / d
+        ny = dy / d
+        nz = dz / d
+    else:
+        nx, ny, nz = fallback_normal(
+            pos[a1, 0] - pos[a0, 0], pos[a1, 1] - pos[a0, 1], pos[a1, 2] - pos[a0, 2],
+            pos[b1, 0] - pos[b0, 0], pos[b1, 1] - pos[b0, 1], pos[b1, 2] - pos[b0, 2],
+            0.5 * (pos[a0, 0] + pos[a1, 0] - pos[b0, 0] - pos[b1, 0]),
+            0.5 * (pos[a0, 1] + pos[a1, 1] - pos[b0, 1] - pos[b1, 1]),
+            0.5 * (pos[a0, 2] + pos[a1, 2] - pos[b0, 2] - pos[b1, 2]))
+    pair_f[q, COEF_A] = 1.0 - s
+    pair_f[q, COEF_A + 1] = s
+    pair_f[q, COEF_A + 2] = 0.0
+    pair_f[q, COEF_A + 3] = 0.0
+    pair_f[q, COEF_B] = 1.0 - t
+    pair_f[q, COEF_B + 1] = t
+    pair_f[q, COEF_B + 2] = 0.0
+    pair_f[q, COEF_B + 3] = 0.0
+    if pair_f[q, DEPTH] == 0.0:
+        _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, -gap, first,
+                     dt, node_row, body_start, body_count)
+    if -gap > pair_f[q, DEPTH]:
+        mid = 0.5 * (rb - ra + d)
+        pair_f[q, DEPTH] = -gap
+        pair_f[q, POINT] = qx + nx * mid
+        pair_f[q, POINT + 1] = qy + ny * mid
+        pair_f[q, POINT + 2] = qz + nz * mid
+        pair_f[q, NORMAL] = nx
+        pair_f[q, NORMAL + 1] = ny
+        pair_f[q, NORMAL + 2] = nz
+    push = min(-gap, pair_f[q, ALLOWED] - pair_f[q, PUSH])
+    if push <= 0.0:
+        return 0.0
+    _respond(pos, prev, w, flags, ground_normal, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push)
+    return push
+
+
+@hot_kernel
+def capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
+                    repeats, repeat_depth, dt, node_row, body_start, body_count):
+    """The first projection of the tick of an overlapping capsule row ``q``, repeated up to
+    ``repeats`` times while it pushes more than ``repeat_depth`` metres (the contact point
+    moves as the capsules turn; see ``narrow.REPEATS``)."""
+    for rep in range(repeats):
+        if capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra,
+                           rb, rep == 0, dt, node_row, body_start, body_count) <= repeat_depth:
+            break
+
+
+@hot_kernel
+def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, depth, first,
+                 dt, node_row, body_start, body_count):
+    """The pair's first penetration this tick: allow its approach along ``n`` on top of the
+    depenetration allowance (at most SELF_APPROACH within one body), and, in the first
+    projection, record the impact energy ``m_eff v_n^2 / 2`` (true masses; a driven side is
+    immovable) and wake sleeping sides hit deep or fast."""
+    a0 = pair_i[q, 0]
+    a1 = pair_i[q, 1]
+    b0 = pair_i[q, 4]
+    b1 = pair_i[q, 5]
+    ca0 = pair_f[q, COEF_A]
+    ca1 = pair_f[q, COEF_A + 1]
+    cb0 = pair_f[q, COEF_B]
+    cb1 = pair_f[q, COEF_B + 1]
+    closing = 0.0
+    for c, n in ((0, nx), (1, ny), (2, nz)):
+        a = ca0 * (pos[a0, c] - prev[a0, c]) + ca1 * (pos[a1, c] - prev[a1, c])
+        b = cb0 * (pos[b0, c] - prev[b0, c]) + cb1 * (pos[b1, c] - prev[b1, c])
+        closing += (a - b) * n
+    closing = -closing
+    approach = max(0.0, closing)
+    if node_row[a0] == node_row[b0]:
+        approach = min(approach, SELF_APPROACH)
+    pair_f[q, ALLOWED] += approach
+    if not first:
+        return
+    speed = closing / dt
+    # A side driven by set-point moves (muscles behind it) counts as immovable.
+    m_inv = 0.0
+    if pair_f[q, MOVE_A] != 0.0 and not (_driven(flags[a0], ca0) and _driven(flags[a1], ca1)):
+        m_inv += ca0 * ca0 * inv_mass[a0] + ca1 * ca1 * inv_mass[a1]
+    if pair_f[q, MOVE_B] != 0.0 and not (_driven(flags[b0], cb0) and _driven(flags[b1], cb1)):
+        m_inv += cb0 * cb0 * inv_mass[b0] + cb1 * cb1 * inv_mass[b1]
+    energy = 0.0
+    if speed > 0.0 and m_inv > 0.0:
+        energy = 0.5 * speed * speed / m_inv
+    if pair_f[q, ENERGY] == 0.0:
+        pair_f[q, ENERGY] = energy
+    if depth > WAKE_DEPTH or speed > WAKE_SPEED:
+        for i in (a0, b0):
+            if flags[i] & ASLEEP:
+                wake_body(node_row[i], flags, w, inv_mass, body_start, body_count)
+
+
+@hot_kernel
+def _driven(flag, c):
+    """Whether a node of coefficient ``c`` leaves its side driven (see ``narrow._impact``)."""
+    return c == 0.0 or (flag & MOVING) != 0
+
+
+@hot_kernel
+def _share(wi, flag, gx, gy, gz, sg, nx, ny, nz):
+    """Inverse mass a node lends to a push along ``sg n``: none if it rests on a plane (normal
+    ``g``) it would be pushed into (shock propagation, ``response.side_weight``)."""
+    # Nested, not "and": Numba compiles this short-circuit into slower code.
+    if (flag & GROUNDED) != 0:  # noqa: SIM102
+        if sg * (nx * gx + ny * gy + nz * gz) < 0.0:
+            return 0.0
+    return wi
+
+
+@hot_kernel
+def _lambda(ca0, ca1, cb0, cb1, wa0, wa1, wb0, wb1, depth):
+    """Jakobsen's multiplier ``depth / sum c^2 w`` over the non-zero coefficients (0 when
+    nothing can move)."""
+    s = 0.0
+    if ca0 != 0.0:
+        s += ca0 * ca0 * wa0
+    if ca1 != 0.0:
+        s += ca1 * ca1 * wa1
+    if cb0 != 0.0:
+        s += cb0 * cb0 * wb0
+    if cb1 != 0.0:
+        s += cb1 * cb1 * wb1
+    return depth / s if s > 0.0 else 0.0
+
+
+@hot_kernel
+def _moved(x, y, z, c, wi, sg, lam, nx, ny, nz):
+    """A node at ``(x, y, z)`` after its share ``sg lam c w`` of a push along ``n``."""
+    if c == 0.0:
+        return x, y, z
+    f = sg * lam * c * wi
+    return x + f * nx, y + f * ny, z + f * nz
+
+
+@hot_kernel
+def _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, depth):
+    """The twelve coordinates ``p`` of nodes a0, a1, b0, b1 after separating the pair by
+    ``depth`` along ``n`` (first side +n), and whether anything moved."""
+    wa0 = _share(w[a0], flags[a0], gn[a0, 0], gn[a0, 1], gn[a0, 2], 1.0, nx, ny, nz)
+    wa1 = _share(w[a1], flags[a1], gn[a1, 0], gn[a1, 1], gn[a1, 2], 1.0, nx, ny, nz)
+    wb0 = _share(w[b0], flags[b0], gn[b0, 0], gn[b0, 1], gn[b0, 2], -1.0, nx, ny, nz)
+    wb1 = _share(w[b1], flags[b1], gn[b1, 0], gn[b1, 1], gn[b1, 2], -1.0, nx, ny, nz)
+    lam = _lambda(ca0, ca1, cb0, cb1, wa0, wa1, wb0, wb1, depth)
+    if lam == 0.0:
+        return p, False
+    xa0, ya0, za0 = _moved(p[0], p[1], p[2], ca0, wa0, 1.0, lam, nx, ny, nz)
+    xa1, ya1, za1 = _moved(p[3], p[4], p[5], ca1, wa1, 1.0, lam, nx, ny, nz)
+    xb0, yb0, zb0 = _moved(p[6], p[7], p[8], cb0, wb0, -1.0, lam, nx, ny, nz)
+    xb1, yb1, zb1 = _moved(p[9], p[10], p[11], cb1, wb1, -1.0, lam, nx, ny, nz)
+    return (xa0, ya0, za0, xa1, ya1, za1, xb0, yb0, zb0, xb1, yb1, zb1), True
+
+
+@hot_kernel
+def _respond(pos, prev, w, flags, gn, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
+    """Separate the pair by ``push`` along ``n`` (first side +n), then hold static friction
+    (``response.hold_static``): if the contact points slid less than ``mu`` times the
+    separation so far, undo the slide. The nodes stay in local variables until written back."""
+    ka0 = pair_f[q, COEF_A]
+    ka1 = pair_f[q, COEF_A + 1]
+    kb0 = pair_f[q, COEF_B]
+    kb1 = pair_f[q, COEF_B + 1]
+    move_a = pair_f[q, MOVE_A] != 0.0
+    move_b = pair_f[q, MOVE_B] != 0.0
+    ca0 = ka0 if move_a else 0.0
+    ca1 = ka1 if move_a else 0.0
+    cb0 = kb0 if move_b else 0.0
+    cb1 = kb1 if move_b else 0.0
+    p = (pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1], pos[a1, 2],
+         pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0], pos[b1, 1], pos[b1, 2])
+    p, moved = _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, push)
+    if moved:
+        pair_f[q, PUSH] += push
+    # This tick's slide of the first contact point against the second.
+    vx = (ka0 * (p[0] - prev[a0, 0]) + ka1 * (p[3] - prev[a1, 0])
+          - (kb0 * (p[6] - prev[b0, 0]) + kb1 * (p[9] - prev[b1, 0])))
+    vy = (ka0 * (p[1] - prev[a0, 1]) + ka1 * (p[4] - prev[a1, 1])
+          - (kb0 * (p[7] - prev[b0, 1]) + kb1 * (p[10] - prev[b1, 1])))
+    vz = (ka0 * (p[2] - prev[a0, 2]) + ka1 * (p[5] - prev[a1, 2])
+          - (kb0 * (p[8] - prev[b0, 2]) + kb1 * (p[11] - prev[b1, 2])))
+    _, tx, ty, tz, tl = split_normal(vx, vy, vz, nx, ny, nz)
+    if tl > 1e-15 and tl <= pair_f[q, MU] * pair_f[q, PUSH]:
+        p, _ = _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, -tx / tl, -ty / tl,
+                     -tz / tl, tl)
+    # A sphere's two nodes are one, with coefficient 0 on the second: write that one first.
+    for i, k in ((a1, 3), (a0, 0), (b1, 9), (b0, 6)):
+        pos[i, 0] = p[k]
+        pos[i, 1] = p[k + 1]
+        pos[i, 2] = p[k + 2]
