@@ -185,17 +185,19 @@ class Tracking(Controller):
     clip's pose, so that small interaction forces perturb the motion instead of switching it
     off; the motion's clock runs on.
 
-    The push is a spring and damper per node toward the clip (``K``, ``D``). Its internal part
-    (about the centre of mass) is applied in full, like muscles; its net part is limited like
-    the support a pair of feet can give: only while a foot is on the ground and the torso is
-    within :data:`UPRIGHT_DEG` of vertical, up to ``A_SUPPORT`` horizontally. A hard enough
-    push therefore makes the character fall (status ``failed``), and a small one is absorbed.
+    The push is a spring and damper per node toward the clip (``K``, ``D``). While balanced
+    (a foot on the ground, the torso within ``UPRIGHT_DEG`` of vertical) it tracks the clip
+    where it is, its net part limited like the support a pair of feet can give (weight, and
+    up to ``A_SUPPORT`` horizontally). Out of balance only the clip's shape is tracked, turned
+    onto the body as it lies (no net force, no net torque: muscles alone cannot right a
+    falling body), so a trip or a hard push makes the character fall (status ``failed``) and
+    a small one is absorbed.
     """
 
     kinematic = False
     K, D = 120.0, 22.0          # 1/s^2, 1/s
-    A_SUPPORT = 4.0             # m/s^2
-    UPRIGHT_DEG = 35.0
+    A_SUPPORT = 2.0             # m/s^2
+    UPRIGHT_DEG = 15.0
 
     def __init__(self, player: ClipPlayer) -> None:
         self.player = player
@@ -215,23 +217,41 @@ class Tracking(Controller):
         self.elapsed += dt
         p = self.player
         p.advance(dt)
-        err = p.target() - sup.positions()
-        verr = p.target_velocity(dt) - sup.velocities()
-        acc = self.K * err + self.D * verr + GRAVITY
-        mass = sup.masses()
-        net = (mass[:, None] * acc).sum(axis=0) / mass.sum()
-        limited = np.zeros(3)
-        if sup.supported() and sup.tilt_deg() < self.UPRIGHT_DEG:
-            h = math.hypot(net[0], net[2])
-            scale = min(1.0, self.A_SUPPORT / h) if h > 0 else 1.0
-            limited = np.array([net[0] * scale, min(max(net[1], 0.0), 2.0 * GRAVITY[1]),
-                                net[2] * scale])
-        return acc - net + limited
+        pos, vel, mass = sup.positions(), sup.velocities(), sup.masses()
+        target, target_vel = p.target(), p.target_velocity(dt)
+        balanced = sup.supported() and sup.tilt_deg() < self.UPRIGHT_DEG
+        if not balanced:  # only the pose's shape: the clip turned onto the body as it is
+            target = _onto(target, pos, mass)
+            target_vel = np.broadcast_to(_mean(vel, mass), vel.shape)
+        acc = self.K * (target - pos) + self.D * (target_vel - vel)
+        net = _mean(acc, mass)
+        if not balanced:
+            return acc - net
+        h = math.hypot(net[0], net[2])
+        scale = min(1.0, self.A_SUPPORT / h) if h > 0 else 1.0
+        support = np.array([net[0] * scale, min(max(net[1] + GRAVITY[1], 0.0),
+                                                2.0 * GRAVITY[1]), net[2] * scale])
+        return acc - net + support
 
     def status(self, sup: Supervisor) -> Status:
-        if sup.falling():
-            return "failed"
-        return "nominal"
+        down = sup.lying() and self.elapsed > 1.0  # pinned down: let the body settle
+        return "failed" if sup.falling() or down else "nominal"
+
+
+def _mean(v: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """Mass-weighted mean (3,) of per-node vectors (16, 3)."""
+    return (mass[:, None] * v).sum(axis=0) / mass.sum()
+
+
+def _onto(pose: np.ndarray, body: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """``pose`` (16, 3) rotated and moved to fit ``body`` best (mass-weighted Kabsch): its
+    shape where the body is, however the body is turned or tipped."""
+    cp, cb = _mean(pose, mass), _mean(body, mass)
+    h = ((pose - cp) * mass[:, None]).T @ (body - cb)
+    u, _, vt = np.linalg.svd(h)
+    d = np.sign(np.linalg.det(vt.T @ u.T))
+    rot = vt.T @ np.diag([1.0, 1.0, d]) @ u.T
+    return (pose - cp) @ rot.T + cb
 
 
 class FallReflex(Controller):

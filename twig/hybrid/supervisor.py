@@ -261,6 +261,8 @@ class Supervisor:
         if self.recovery is None:
             self.recovery = ClipPlayer(library_clip("fall-recovery"), from_start=True)
         self.recovery.played = 0.0
+        # What the body lies against is part of getting up from there (DANCE 2.6).
+        self.recovery.passive = frozenset(self.world.touched(self.character, within=1.0))
         return self.recovery
 
     def _goal_running(self) -> bool:
