@@ -8,6 +8,8 @@ from twig.errors import AssetError, PhysicsError, SceneError, TwigError, Unknown
 from twig.scenes import load_scene
 from twig.world import World
 
+from twig import hybrid  # noqa: E402, F401, I001  (registers play-clip, motion-graph-walk...)
+
 __version__ = "0.1.0"
 
 __all__ = ["AssetError", "PhysicsError", "SceneError", "TwigError", "UnknownNameError", "World",

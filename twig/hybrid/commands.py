@@ -16,12 +16,12 @@ from twig.physics import Body
 
 
 @command(on=Character)
-def play_clip(self: Character, clip: str, *passive: Body, loops: int = 1,
+def play_clip(self: Character, clip: str, passive: Body | None = None, loops: int = 1,
               seconds: float = 0.0, threshold: float = 0.25) -> Action:
     """Play a motion clip kinematically (a library clip: walk, walk-left, walk-right, run,
     idle, wave, kick, sit, fall-recovery; or a .bvh file's path), blended in from the
-    character's pose over 0.5 s, its root and facing aligned to the character. ``passive``
-    objects may touch the character without switching it to physics (the ball of a kick);
+    character's pose over 0.5 s, its root and facing aligned to the character. A ``passive``
+    object may touch the character without switching it to physics (the ball of a kick);
     other contacts hand it to dynamic tracking, and it blends back when its pose is within
     ``threshold`` (eq. 1, m) of the clip. Plays ``loops`` times (0: until stop-clip) or
     ``seconds``; succeeds when done."""
@@ -36,7 +36,7 @@ def play_clip(self: Character, clip: str, *passive: Body, loops: int = 1,
         motion = find_clip(clip)
     except TwigError as e:
         return Action.failed(name, self.name, str(e), self.world.events)
-    player = ClipPlayer(motion, float(threshold), tuple(p.name for p in passive), loops,
+    player = ClipPlayer(motion, float(threshold), () if passive is None else (passive.name,), loops,
                         float(seconds), from_start=not motion.loop)
     return supervisor(self).play(player, Action(name, self.name, self.world.events))
 

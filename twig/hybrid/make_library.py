@@ -72,10 +72,10 @@ def wave() -> Clip:
 def kick() -> Clip:
     """A kick of a ball just ahead (the short walk-up included)."""
     world, actor = _world()
-    ball = world.add_ball("ball", position=(0.05, 0.11, 0.45))
+    ball = world.add_ball("ball", position=(0.0, 0.11, 0.7))
     world.run(seconds=0.5)
     recorder = ClipRecorder(actor)
-    _until_done(world, actor.kick(ball, toward=(0.0, 0.0, 5.0)), 0.4)
+    _until_done(world, actor.kick(ball, toward=(0.0, 0.0, 6.0)), 0.3)
     return recorder.clip("kick")
 
 
@@ -103,6 +103,8 @@ def fall_recovery() -> Clip:
             _until_done(world, actor.stand_up(), 0.5)
         seated[phase] = np.array(recorder.clip(phase).nodes)
     back = seated["fall"][::-1]
+    moves = np.abs(np.diff(back, axis=0)).max(axis=(1, 2))
+    back = back[max(int(np.argmax(moves > 0.004)) - 2, 0):]  # from where it stirs
     slow = np.empty((2 * len(back) - 1, *back.shape[1:]))  # half speed: midpoints between
     slow[::2] = back
     slow[1::2] = 0.5 * (back[:-1] + back[1:])
