@@ -4,11 +4,10 @@ Stick figures of point-mass nodes joined by rigid links, simulated by Verlet int
 constraint projection (Jakobsen 2001), after Horswill's Twig (2008/2009).
 """
 
+from twig import hybrid  # noqa: F401  (registers play-clip, motion-graph-walk...)
 from twig.errors import AssetError, PhysicsError, SceneError, TwigError, UnknownNameError
 from twig.scenes import load_scene
 from twig.world import World
-
-from twig import hybrid  # noqa: E402, F401, I001  (registers play-clip, motion-graph-walk...)
 
 __version__ = "0.1.0"
 

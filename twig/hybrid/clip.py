@@ -113,10 +113,7 @@ class Clip:
         if cycles:
             a, move = self.cycle_transform()
             for _ in range(abs(cycles)):
-                if cycles > 0:
-                    p = p @ yaw_matrix(a).T + move
-                else:
-                    p = (p - move) @ yaw_matrix(a)
+                p = p @ yaw_matrix(a).T + move if cycles > 0 else (p - move) @ yaw_matrix(a)
         return p
 
     def fit(self, height: float, preset: str = "adult") -> Clip:

@@ -9,7 +9,7 @@ playing one on another build fits it (:meth:`~twig.hybrid.clip.Clip.fit`).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -31,7 +31,7 @@ def library_names() -> list[str]:
     return [n for n in LOOPS if (folder / f"{n}.bvh").is_file()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def library_clip(name: str) -> Clip:
     """The library clip ``name`` (for the 1.75 m adult).
 

@@ -306,8 +306,8 @@ class Supervisor:
             else:
                 self.goal_action.fail(reason)
         goal, self.goal, self.goal_action = self.goal, None, None
-        if goal is not None and (self.active is goal or isinstance(self.active, Tracking)
-                                 and self.active.player is goal):
+        if goal is not None and (self.active is goal or (isinstance(self.active, Tracking)
+                                 and self.active.player is goal)):
             self.switch(self.choose(goal, "succeeded"), reason)
 
     def check_goal(self) -> None:
