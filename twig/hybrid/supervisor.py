@@ -293,20 +293,21 @@ class Supervisor:
     # ------------------------------------------------------------------ user instructions
     def play(self, player: ClipPlayer, action: Action) -> Action:
         """Play ``player`` now (user instruction): blended in from whatever has control."""
-        self.end_goal(f"replaced by {action.name}")
+        self.end_goal(f"replaced by {action.name}", hand_over=False)
         self.goal, self.goal_action = player, action
         self.switch(player, "user instruction")
         return action
 
-    def end_goal(self, reason: str, succeeded: bool = False) -> None:
-        """Forget the user's clip (its action ends) and, if it had the character, hand over."""
+    def end_goal(self, reason: str, succeeded: bool = False, hand_over: bool = True) -> None:
+        """Forget the user's clip (its action ends) and, if it had the character and
+        ``hand_over``, hand over to the best other controller."""
         if self.goal_action is not None:
             if succeeded:
                 self.goal_action.succeed()
             else:
                 self.goal_action.fail(reason)
         goal, self.goal, self.goal_action = self.goal, None, None
-        if goal is not None and (self.active is goal or (isinstance(self.active, Tracking)
+        if hand_over and goal is not None and (self.active is goal or (isinstance(self.active, Tracking)
                                  and self.active.player is goal)):
             self.switch(self.choose(goal, "succeeded"), reason)
 
