@@ -146,7 +146,7 @@ def test_dynamic_to_dynamic_by_pre_and_post_conditions():
     assert ("clip fall-recovery", "dynamic->kinematic", "reflex fall succeeded") in chain
 
 
-@pytest.mark.parametrize("clip", ["wave", "sit"])
+@pytest.mark.parametrize("clip", ["wave", "kick"])
 def test_a_clip_that_ends_hands_back_to_motor_control(clip):
     world = twig.World(seed=0)
     kid = world.add_humanoid("kid")
