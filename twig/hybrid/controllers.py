@@ -254,9 +254,21 @@ def _onto(pose: np.ndarray, body: np.ndarray, mass: np.ndarray) -> np.ndarray:
     return (pose - cp) @ rot.T + cb
 
 
+def tipping(pos: np.ndarray) -> np.ndarray:
+    """The horizontal unit direction (3,) a figure with nodes ``pos`` (16, 3) tips toward:
+    from between its feet to its chest (forward if it is upright)."""
+    way = pos[2] - 0.5 * (pos[12] + pos[15])
+    way[1] = 0.0
+    n = float(np.linalg.norm(way))
+    if n < 1e-6:
+        across = pos[10] - pos[13]
+        way, n = np.array([-across[2], 0.0, across[0]]), float(np.hypot(across[0], across[2]))
+    return way / max(n, 1e-9)
+
+
 class FallReflex(Controller):
     """Protective reflex when falling (DANCE 2.6, Fig. 2): the body goes with the fall and
-    the hands reach out toward the ground ahead, in the direction of the fall, to cushion it.
+    the hands reach out toward the ground ahead, the way the body tips, to cushion it.
     Pre-condition: falling. Succeeds lying still on the ground."""
 
     kinematic = False
@@ -277,17 +289,12 @@ class FallReflex(Controller):
         dt = sup.world.dt
         self.elapsed += dt
         pos, vel = sup.positions(), sup.velocities()
-        com_v = (sup.masses()[:, None] * vel).sum(axis=0) / sup.masses().sum()
-        ahead = np.array([com_v[0], 0.0, com_v[2]])
-        if np.linalg.norm(ahead) < 0.2:
-            ahead = pos[2] - 0.5 * (pos[12] + pos[15])  # the way the chest leans
-            ahead[1] = 0.0
-        ahead /= max(float(np.linalg.norm(ahead)), 1e-9)
+        ahead = tipping(pos)
         reach = sup.arm_length
         acc = np.zeros((16, 3))
         for shoulder, elbow, hand in ((L_SHOULDER, L_ELBOW, L_HAND),
                                       (R_SHOULDER, R_ELBOW, R_HAND)):
-            goal = pos[shoulder] + reach * (0.6 * ahead + np.array([0.0, -0.8, 0.0]))
+            goal = pos[shoulder] + reach * (0.85 * ahead + np.array([0.0, -0.5, 0.0]))
             acc[hand] = self.K * (goal - pos[hand]) - self.D * vel[hand]
             mid = 0.5 * (pos[shoulder] + goal)
             acc[elbow] = 0.5 * (self.K * (mid - pos[elbow]) - self.D * vel[elbow])
