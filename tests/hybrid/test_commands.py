@@ -46,8 +46,8 @@ def test_an_unknown_clip_fails_and_names_the_clips_there_are():
 def test_stop_clip_hands_back_to_motor_control_and_fails_the_action():
     world = twig.World(seed=0)
     world.add_humanoid("kid")
-    script, lines = _script(world, "- kid: play-clip walk loops=0 &\nworld: wait 1\nkid: stop-clip\n"
-                               "world: wait 1\n")
+    script, lines = _script(world, "- kid: play-clip walk loops=0 &\nworld: wait 1\n"
+                                   "kid: stop-clip\nworld: wait 1\n")
     kid = world.body("kid")
     assert script.status == "finished" and kid.upright
     assert controller(kid)["controller"] == "motor" and controller(kid)["clip"] is None

@@ -11,7 +11,7 @@ from twig.hybrid.library import library_folder
 from twig.hybrid.retarget import BONES, rest_nodes
 
 WALK = (library_folder() / "walk.bvh").read_text()
-I = {n: i for i, n in enumerate(NODE_NAMES)}
+NODE = {n: i for i, n in enumerate(NODE_NAMES)}
 
 
 def _rename(text: str, names: dict[str, str], prefix: str = "") -> str:
@@ -73,10 +73,10 @@ def test_a_child_plays_the_adult_clip_with_its_own_bone_lengths():
     child = library_clip("walk").fit(1.1, "child")
     rest = rest_nodes(1.1, "child")
     for a, b in [*BONES[1:], ("l_hip", "r_hip")]:  # every bone rebuilt from the hips
-        want = np.linalg.norm(rest[I[b]] - rest[I[a]])
-        got = np.linalg.norm(child.nodes[:, I[b]] - child.nodes[:, I[a]], axis=-1)
+        want = np.linalg.norm(rest[NODE[b]] - rest[NODE[a]])
+        got = np.linalg.norm(child.nodes[:, NODE[b]] - child.nodes[:, NODE[a]], axis=-1)
         np.testing.assert_allclose(got, want, rtol=1e-9)
     adult = library_clip("walk")
-    stride = np.ptp(adult.nodes[:, I["l_foot"], 2])
-    assert np.ptp(child.nodes[:, I["l_foot"], 2]) == pytest.approx(
-        stride * rest[I["l_hip"], 1] / rest_nodes()[I["l_hip"], 1], rel=0.1)
+    stride = np.ptp(adult.nodes[:, NODE["l_foot"], 2])
+    assert np.ptp(child.nodes[:, NODE["l_foot"], 2]) == pytest.approx(
+        stride * rest[NODE["l_hip"], 1] / rest_nodes()[NODE["l_hip"], 1], rel=0.1)

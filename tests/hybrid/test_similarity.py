@@ -34,8 +34,8 @@ def test_it_reads_in_metres_and_counts_velocity_by_a_tenth_of_a_second():
     clip = library_clip("idle")
     pos, vel = clip.nodes[0], clip.velocities[0]
     base = features(pos[None], vel[None])
-    shifted = features((pos + (0, 0.1, 0))[None], vel[None])   # everything 10 cm higher
-    faster = features(pos[None], (vel + (0, 1.0, 0))[None])    # everything 1 m/s upward
+    shifted = features((pos + np.array([0, 0.1, 0]))[None], vel[None])   # everything 10 cm higher
+    faster = features(pos[None], (vel + np.array([0, 1.0, 0]))[None])    # everything 1 m/s upward
     assert abs(similarity(base[0][0], base[1][0], shifted[0][0], shifted[1][0]) - 0.1) < 1e-9
     assert abs(similarity(base[0][0], base[1][0], faster[0][0], faster[1][0])
                - VELOCITY_WEIGHT) < 1e-9

@@ -92,10 +92,7 @@ class Clip:
     def cycle_transform(self) -> tuple[float, np.ndarray]:
         """For a loop: the turn (rad about +y) and ground translation (3,) that take the first
         frame's root to the last's; (0, 0) for a clip that does not loop."""
-        if not self.loop:
-            return 0.0, np.zeros(3)
-        a = float(heading(self.nodes[-1]) - heading(self.nodes[0]))
-        return a, root(self.nodes[-1]) - yaw_matrix(a) @ root(self.nodes[0])
+        return _cycle(self)
 
     def pose(self, t: float) -> np.ndarray:
         """Node positions (16, 3) at ``t`` seconds, in the clip's space: linear between
@@ -111,10 +108,19 @@ class Clip:
         s = u - k
         p = (1.0 - s) * self.nodes[k] + s * self.nodes[k + 1]
         if cycles:
-            a, move = self.cycle_transform()
-            for _ in range(abs(cycles)):
-                p = p @ yaw_matrix(a).T + move if cycles > 0 else (p - move) @ yaw_matrix(a)
+            turn, shift = self.cycles(cycles)
+            p = p @ yaw_matrix(turn).T + shift
         return p
+
+    def cycles(self, n: int) -> tuple[float, np.ndarray]:
+        """The turn and shift after ``n`` cycles (any integer): ``T^n`` of the cycle's
+        ``T(x) = R x + m`` in closed form, ``R^n x + (I - R)^-1 (I - R^n) m``."""
+        a, move = self.cycle_transform()
+        if abs(a) < 1e-12:
+            return n * a, n * move
+        one, nth = yaw_matrix(a)[::2, ::2], yaw_matrix(n * a)[::2, ::2]  # the x-z plane
+        xz = np.linalg.solve(np.eye(2) - one, (np.eye(2) - nth) @ move[::2])
+        return n * a, np.array([xz[0], 0.0, xz[1]])
 
     def fit(self, height: float, preset: str = "adult") -> Clip:
         """This motion on a figure of ``height`` (m) and ``preset``: bone directions kept,
@@ -150,6 +156,14 @@ def _velocities(clip: Clip) -> np.ndarray:
         v[-1] = (p[-1] - p[-2]) * clip.fps
     v.flags.writeable = False
     return v
+
+
+@lru_cache(maxsize=64)
+def _cycle(clip: Clip) -> tuple[float, np.ndarray]:
+    if not clip.loop:
+        return 0.0, np.zeros(3)
+    a = float(heading(clip.nodes[-1]) - heading(clip.nodes[0]))
+    return a, root(clip.nodes[-1]) - yaw_matrix(a) @ root(clip.nodes[0])
 
 
 @lru_cache(maxsize=64)

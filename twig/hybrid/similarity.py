@@ -54,6 +54,8 @@ def yaw_matrix(angle: np.ndarray | float) -> np.ndarray:
     """Rotations (..., 3, 3) about +y by ``angle`` radians (+z turns toward +x)."""
     a = np.asarray(angle, dtype=np.float64)
     c, s = np.cos(a), np.sin(a)
+    if a.ndim == 0:  # the common case in the per-tick path: no stacking
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
     z, o = np.zeros_like(a), np.ones_like(a)
     return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1),
                      np.stack([-s, z, c], -1)], -2)

@@ -78,7 +78,8 @@ class Supervisor:
     """Hybrid control of one character (see the module doc). Get it with
     :func:`supervisor`."""
 
-    def __init__(self, character: Character) -> None:
+    def __init__(self, system: HybridSystem, character: Character) -> None:
+        self.system = system
         self.character = character
         self.world = character.world
         meta = self.world._body_record(character.id).meta
@@ -183,7 +184,8 @@ class Supervisor:
         (adult) in the next 0.35 s. Returns its name."""
         w = self.world
         head = self.nodes.start
-        others = np.flatnonzero((w.node_body != self.character.id) & (w.node_inv_mass > 0))
+        fast = self.system.fast
+        others = fast[w.node_body[fast] != self.character.id]
         if not len(others):
             return None
         r = w.node_pos[others] - w.node_pos[head]
@@ -307,8 +309,8 @@ class Supervisor:
             else:
                 self.goal_action.fail(reason)
         goal, self.goal, self.goal_action = self.goal, None, None
-        if hand_over and goal is not None and (self.active is goal or (isinstance(self.active, Tracking)
-                                 and self.active.player is goal)):
+        tracked = isinstance(self.active, Tracking) and self.active.player is goal
+        if hand_over and goal is not None and (self.active is goal or tracked):
             self.switch(self.choose(goal, "succeeded"), reason)
 
     def check_goal(self) -> None:
@@ -324,9 +326,14 @@ class HybridSystem:
     def __init__(self, world: PhysicsWorld) -> None:
         self.world = world
         self.supervisors: dict[int, Supervisor] = {}
+        self.fast = np.zeros(0, dtype=np.int64)
         world.on_tick_start.append(self.tick)
 
     def tick(self) -> None:
+        w = self.world
+        speed2 = np.einsum("ij,ij->i", w.node_pos - w.node_prev, w.node_pos - w.node_prev)
+        # Nodes moving faster than 2 m/s: the only ones that can fly at a head.
+        self.fast = np.flatnonzero((speed2 > (2.0 * w.dt) ** 2) & (w.node_inv_mass > 0))
         for body_id, sup in list(self.supervisors.items()):
             if body_id not in self.world._bodies:
                 del self.supervisors[body_id]
@@ -348,5 +355,5 @@ def supervisor(character: Character) -> Supervisor:
     sys = system(character.world)
     sup = sys.supervisors.get(character.id)
     if sup is None:
-        sup = sys.supervisors[character.id] = Supervisor(character)
+        sup = sys.supervisors[character.id] = Supervisor(sys, character)
     return sup
