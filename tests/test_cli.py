@@ -61,3 +61,15 @@ def test_export_errors_come_before_the_run(tmp_path, capsys):
     assert main(["run", "demo", "--gltf", str(tmp_path / "missing" / "x.glb")]) == 2
     assert "missing" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_twig_script_writes_bvh_and_gltf(tmp_path):
+    script = tmp_path / "wave.twig"
+    script.write_text("kid: gesture wave\n")
+    scene = tmp_path / "one.toml"
+    scene.write_text('[[object]]\ntype = "humanoid"\nname = "kid"\n')
+    code = main(["script", str(script), "--scene", str(scene), "--bvh",
+                 str(tmp_path / "wave.bvh"), "--gltf", str(tmp_path / "wave.glb")])
+    assert code == 0
+    assert (tmp_path / "wave.bvh").read_text().startswith("HIERARCHY")
+    assert (tmp_path / "wave.glb").read_bytes()[:4] == b"glTF"

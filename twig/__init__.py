@@ -4,6 +4,7 @@ Stick figures of point-mass nodes joined by rigid links, simulated by Verlet int
 constraint projection (Jakobsen 2001), after Horswill's Twig (2008/2009).
 """
 
+import twig.behavior  # noqa: F401  (installs kid.behavior, the viewer's behaviour fields)
 from twig import hybrid  # noqa: F401  (registers play-clip, motion-graph-walk...)
 from twig.errors import AssetError, PhysicsError, SceneError, TwigError, UnknownNameError
 from twig.scenes import load_scene

@@ -23,6 +23,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="simulated seconds (default: the scene's own)")
     run.add_argument("--seed", type=int, default=None, help="override the scene's seed")
     run.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
+    run.add_argument("--trace", metavar="FILE.jsonl",
+                     help="write every event (behaviour, focus, contact, pain, action, grab, "
+                          "release, hug) as JSON Lines")
     run.add_argument("--bvh", metavar="FILE",
                      help="write each humanoid's motion to a BVH file (several humanoids: "
                           "FILE_<name>.bvh each, unless --bvh-character)")
@@ -47,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
     _script_parsers(sub)
+    from twig.batch.command import add_batch_parser
+
+    add_batch_parser(sub)
     return parser
 
 
@@ -60,6 +66,10 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script.add_argument("--seconds", type=float, default=600.0,
                         help="give up after this many simulated seconds (default 600)")
     script.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
+    script.add_argument("--bvh", metavar="FILE", help="write each humanoid's motion to BVH")
+    script.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
+    script.add_argument("--bvh-fps", metavar="FPS", type=float, help="BVH frame rate")
+    script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
     commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
     commands.add_argument("--json", action="store_true",
                           help="JSON Schema of every command, as tools for planners and agents")
@@ -73,6 +83,10 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--seed", type=int, default=None, help="override the scene's seed")
     serve.add_argument("--speed", type=float, default=1.0, help="times real time")
     serve.add_argument("--paused", action="store_true", help="start paused")
+    serve.add_argument("--view", action="store_true",
+                       help="also serve the live viewer; its command box talks to the world")
+    serve.add_argument("--view-port", type=int, default=8080, metavar="PORT",
+                       help="port of the live viewer (default 8080, the next free one if taken)")
     replay = sub.add_parser("replay", help="replay a session recorded by twig serve --record")
     replay.add_argument("file", help="the record (JSON Lines)")
 
@@ -93,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command in ("script", "commands", "serve", "replay"):
             return _script_command(args)
+        if args.command == "batch":
+            from twig.batch.command import batch_main
+
+            return batch_main(args, console())
         from twig.bench.suite import run_suite
 
         return run_suite(quick=args.quick, console=console())
@@ -114,9 +132,7 @@ def _scenes() -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from twig.physics.kernel_cache import kernels_cached
     from twig.scenes import load_scene
-    from twig.summary import summary_table
 
     out = console()
     world = load_scene(args.scene, seed=args.seed)
@@ -124,10 +140,27 @@ def _run(args: argparse.Namespace) -> int:
     if script is not None:
         script.output = lambda line: out.print(line, markup=False, highlight=False,
                                               soft_wrap=True)
-    seconds = world.scene.seconds if args.seconds is None else args.seconds
     recording = world.record() if args.npz or args.bvh or args.gltf else None
     if args.bvh or args.gltf:
         _check_exports(args, recording)
+    if args.trace:
+        from twig.export.trace import TraceWriter
+
+        trace = TraceWriter(world, args.trace)
+        try:
+            return _simulate(args, world, recording, script, out)
+        finally:
+            trace.close()
+            out.print(f"wrote {trace.count} events to {args.trace}")
+    return _simulate(args, world, recording, script, out)
+
+
+def _simulate(args: argparse.Namespace, world, recording, script, out: Console) -> int:
+    """Run the loaded scene (viewer, video or headless), print the summary, write exports."""
+    from twig.physics.kernel_cache import kernels_cached
+    from twig.summary import summary_table
+
+    seconds = world.scene.seconds if args.seconds is None else args.seconds
     t0 = time.perf_counter()
     if kernels_cached():
         world.step()  # the first tick also loads the kernels: timed apart
@@ -196,7 +229,19 @@ def _script_command(args: argparse.Namespace) -> int:
     if args.command == "script":
         from twig.script.runner import script_main
 
-        return script_main(args.file, args.scene, args.seed, args.seconds, args.npz, console())
+        out = console()
+
+        def exports(recording, stage):
+            if not (args.bvh or args.gltf):
+                return recording if args.npz else None
+            if stage == "check":
+                _check_exports(args, recording)
+            else:
+                _export(args, recording, out)
+            return recording
+
+        return script_main(args.file, args.scene, args.seed, args.seconds, args.npz, out,
+                           exports)
     if args.command == "commands":
         import json
 
@@ -209,7 +254,8 @@ def _script_command(args: argparse.Namespace) -> int:
 
         serve_forever(args.scene, host=args.host, port=args.port,
                       ws_port=None if args.ws_port < 0 else args.ws_port, token=args.token,
-                      record=args.record, seed=args.seed, speed=args.speed, paused=args.paused)
+                      record=args.record, seed=args.seed, speed=args.speed, paused=args.paused,
+                      view_port=args.view_port if args.view else None)
         return 0
     from twig.server import replay
 

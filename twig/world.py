@@ -23,6 +23,7 @@ from twig.physics.columns import Columns
 from twig.physics.validate import as_positive
 
 if TYPE_CHECKING:
+    from twig.behavior import BehaviorSystem
     from twig.export.recording import Recording
     from twig.motor import MotorSystem
     from twig.physics import Snapshot
@@ -75,6 +76,17 @@ class World(PhysicsWorld):
 
             motor = self._motor = MotorSystem(self)
         return motor
+
+    @property
+    def behavior(self) -> BehaviorSystem:
+        """The behaviour system (autonomous characters' minds), made on first use; see
+        :func:`twig.behavior.add_behaviors`."""
+        system = self.__dict__.get("_behavior")
+        if system is None:
+            from twig.behavior import BehaviorSystem
+
+            system = self._behavior = BehaviorSystem(self)
+        return system
 
     def body(self, name: str) -> Body:
         """The body called ``name`` (a :class:`~twig.motor.Character` if it is one)."""

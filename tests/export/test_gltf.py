@@ -253,3 +253,18 @@ def test_bad_input_is_a_clear_error(tmp_path):
     (tmp_path / "taken.glb").mkdir()
     with pytest.raises(ExportError, match=r"cannot write .*taken\.glb"):
         write_gltf(recording, tmp_path / "taken.glb")
+
+
+def test_ten_seconds_of_the_playground_scene_validate(tmp_path, gltf_validator):
+    """Issue #9's acceptance line on the real playground: parent, kids, doll, ball and the
+    merry-go-round, 10 s, through the Khronos validator."""
+    world = twig.load_scene("playground")
+    recording = world.record()
+    world.run(seconds=10.0)
+    path = tmp_path / "playground.glb"
+    write_gltf(recording, path)
+    issues = gltf_validator(path)["issues"]
+    assert issues["numErrors"] == 0, issues["messages"][:5]
+    assert issues["numWarnings"] == 0, issues["messages"][:5]
+    names = {n.name for n in pygltflib.GLTF2().load(str(path)).nodes}
+    assert {"parent", "kid", "kid2", "doll", "ball", "merry_go_round"} <= names

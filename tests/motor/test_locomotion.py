@@ -6,25 +6,7 @@ import numpy as np
 import pytest
 
 import twig
-
-
-def foot_skate(track: np.ndarray, rest_y: float, dt: float) -> tuple[float, int]:
-    """Average horizontal slide (m) of a foot while planted, and the number of plants.
-
-    ``track`` is (F, 3); a foot counts as planted while within 5 mm of its rest height and
-    slower than 5 cm/s.
-    """
-    speed = np.linalg.norm(np.diff(track, axis=0), axis=1) / dt
-    planted = (track[1:, 1] < rest_y + 0.005) & (speed < 0.05)
-    slides, start = [], None
-    for i, p in enumerate(np.append(planted, False)):
-        if p and start is None:
-            start = i
-        elif not p and start is not None:
-            seg = track[start:i + 1]
-            slides.append(float(np.linalg.norm((seg[-1] - seg[0])[[0, 2]])))
-            start = None
-    return (float(np.mean(slides)) if slides else 0.0), len(slides)
+from twig.batch.metrics import foot_skate
 
 
 @pytest.mark.parametrize("preset", ["adult", "child"])

@@ -31,6 +31,19 @@ def test_a_telnet_session_gets_ok_then_done(start_server, telnet):
     assert t.line().startswith('value 9 {"t":')
 
 
+def test_telnet_kid_approach_ball(start_server, telnet):
+    """Issue #7's first acceptance line, word for word: ``kid: approach ball``."""
+    t = telnet(start_server().port)
+    t.send("#1 kid: approach ball")
+    assert t.line() == "ok 1"
+    assert t.line(timeout=20) == "done 1"
+    t.send("#2 kid: status")
+    status = json.loads(t.line()[len("value 2 "):])
+    ball = (0.0, 0.11, 2.0)
+    assert np.hypot(status["hips"][0] - ball[0], status["hips"][2] - ball[2]) < 0.7
+    assert status["upright"]
+
+
 def test_json_mode_and_json_requests(start_server, telnet):
     t = telnet(start_server().port)
     t.send("#1 world: json on")

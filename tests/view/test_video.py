@@ -134,3 +134,16 @@ def test_rendering_does_not_change_the_simulation(tmp_path):
     plain.run(seconds=1.0)
     assert shown.tick == plain.tick == 60
     assert shown.state_hash() == plain.state_hash()
+
+
+def test_video_of_three_seconds_of_the_playground(tmp_path, capsys):
+    """Issue #8's acceptance line: 3 s of the playground to a valid MP4."""
+    out = tmp_path / "playground.mp4"
+    assert main(["run", "playground", "--seconds", "3", "--video", str(out),
+                 "--caption", "kid"]) == 0
+    assert "wrote 90 frames (640x360, 30 fps)" in capsys.readouterr().out
+    codec, frames = decode(out)
+    assert codec == "h264" and len(frames) == 90
+    assert all(f.shape == (360, 640, 3) for f in frames)
+    first, last = frames[0].astype(int), frames[-1].astype(int)
+    assert np.abs(last - first).mean() > 0.5         # the children run about

@@ -198,4 +198,7 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
                   f"{cached:.2f} s with the cache warm")
     run_piles(quick, console)
     run_crowds(quick, console)
+    from twig.bench.behavior import run_behavior_bench
+
+    run_behavior_bench(quick, console)
     return 0

@@ -19,7 +19,7 @@ from twig.action import Action
 from twig.bodies.frames import shoulder_frame
 from twig.motor.state import HAND_DRIVE, HAND_FREE, HAND_PULL
 from twig.motor.system import Task
-from twig.physics import Body
+from twig.physics import Body, Link
 
 if TYPE_CHECKING:
     from twig.motor.character import Character
@@ -206,17 +206,19 @@ class Hug(ArmTask):
         self.joined_for = 0.0
         self.best_gap = np.inf
         self.closing = 0.0
+        self.join: Link | None = None
         who.world.events.emit("hug", agent=who.name, object=partner.name, status="start")
         # Arms round the partner's body, between its arms and sides: the partner's arms let
         # the hugger through (stick figures have no room there; its hands end up on our back).
-        mine = np.flatnonzero(who.world.volumes["body"] == who.id)
-        self.filters = [(rows, who.world.volumes["group"][rows].copy(),
-                         who.world.volumes["mask"][rows].copy())
-                        for rows in (_arm_volumes(partner), mine)]
         world = who.world
-        world.set_volume_filter(self.filters[0][0], group=HUG_GROUP)
-        for row in self.filters[1][0]:
-            world.set_volume_filter(row, mask=int(world.volumes["mask"][row]) & ~HUG_GROUP)
+        vols = world.volumes
+        mine = np.flatnonzero(vols["body"] == who.id)
+        self.filters = [(vols["id"][rows].copy(), vols["group"][rows].copy(),
+                         vols["mask"][rows].copy())
+                        for rows in (_arm_volumes(partner), mine)]
+        world.set_volume_filter(_arm_volumes(partner), group=HUG_GROUP)
+        for row in mine:
+            world.set_volume_filter(row, mask=int(vols["mask"][row]) & ~HUG_GROUP)
         self.walk = who.walk_to(partner, distance=0.1 * who.scale + 0.12, speed=1.5)
 
     def _torso_point(self) -> np.ndarray:
@@ -277,7 +279,7 @@ class Hug(ArmTask):
     def check(self) -> None:
         super().check()
         world = self.who.world
-        if self.phase == "close" and not self.who.gripped("left"):
+        if self.phase == "close" and self.join is None:
             hands = [self.who.node_position(h) for h in ("l_hand", "r_hand")]
             gap = float(np.linalg.norm(hands[0] - hands[1]))
             self.closing = self.closing + world.dt if gap > self.best_gap - 0.005 else 0.0
@@ -287,10 +289,14 @@ class Hug(ArmTask):
             ahead = (torso - self.who.node_position("chest")) * (1.0, 0.0, 1.0)
             ahead /= max(float(np.linalg.norm(ahead)), 1e-9)
             behind = all((h - torso) @ ahead > 0.0 for h in hands)
-            if gap < 0.12 or (behind and gap < 0.25 and self.closing > 0.5):
+            # A hand that holds something (a doll) gets only so far round: it is in the way.
+            reach = 0.35 if self.who.gripped("left") or self.who.gripped("right") else 0.25
+            if gap < 0.12 or (behind and gap < reach and self.closing > 0.5):
                 # Close enough to clasp (or as close as the arms get, round a big partner):
-                # the zero-length link joins the pulled hands and squeezes them together.
-                self.who._grip("left", self.who.node("r_hand"), self.who)
+                # the zero-length link joins the pulled hands and squeezes them together
+                # (what the hands held before stays held).
+                self.join = world.add_link(self.who.node("l_hand"), self.who.node("r_hand"),
+                                           grab=True)
                 self.phase = "joined"
                 world.events.emit("hug", agent=self.who.name, object=self.partner.name,
                                   status="joined")
@@ -305,17 +311,34 @@ class Hug(ArmTask):
             self.cancel(f"could not hug {self.partner.name} within {self.timeout:g} s")
 
     def cancel(self, reason: str) -> None:
+        if self.finished:
+            return
         super().cancel(reason)
-        self.who._table["face_on"][self.who._row] = False
-        world = self.who.world
-        for rows, group, mask in self.filters:
-            live = rows < len(world.volumes)
-            world.volumes["group"][rows[live]] = group[live]
-            world.volumes["mask"][rows[live]] = mask[live]
-        world.set_volume_filter(np.zeros(0, dtype=np.int64))
-        self.who._ungrip("left")
-        self.who.world.events.emit("hug", agent=self.who.name, object=self.partner.name,
-                                   status="end")
+        who, world = self.who, self.who.world
+        who._table["face_on"][who._row] = False
+        who._table["walk"][who._row] = 0.0
+        if self.join is not None and self.join.alive:
+            self.join.remove()
+        world.events.emit("hug", agent=who.name, object=self.partner.name, status="end")
+        # The arms may still be round the partner: collisions between the two come back only
+        # once they have parted, or the separation would throw them about.
+        partner = self.partner
+
+        def parted() -> bool:
+            return not (who.alive and partner.alive) or partner.name not in world.touched(
+                who, within=0.3)
+
+        who.motor.after(parted, self._restore_filters)
+
+    def _restore_filters(self) -> None:
+        vols = self.who.world.volumes
+        for ids, group, mask in self.filters:
+            rows = np.searchsorted(vols["id"], ids)  # volume ids only grow
+            live = rows < len(vols)
+            live[live] = vols["id"][rows[live]] == ids[live]
+            vols["group"][rows[live]] = group[live]
+            vols["mask"][rows[live]] = mask[live]
+        self.who.world.set_volume_filter(np.zeros(0, dtype=np.int64))
 
 
 def _arm_volumes(body: Body) -> np.ndarray:

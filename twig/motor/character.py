@@ -23,10 +23,10 @@ from twig.commands import Json, Vector, command, register_handle
 from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
 from twig.motor.gestures import GestureError, Play, load_gesture
-from twig.motor.locomotion import Kick, LookAt, Sit, StandUp, TurnTo, WalkTo
+from twig.motor.locomotion import Kick, Sit, StandUp, TurnTo, WalkTo
 from twig.motor.manipulation import HoldForUse, Write
 from twig.motor.state import HAND_FREE, PASSIVE, STAND
-from twig.motor.targets import Target, TargetError, resolve, target_body
+from twig.motor.targets import Target, TargetError, look_node, resolve, target_body
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_points
 
@@ -115,6 +115,12 @@ class Character(Body):
         """Shoulder to elbow to hand, metres."""
         return float(self._table["arm"][self._row])
 
+    @property
+    def hugging(self) -> bool:
+        """Whether a hug is under way (until its ``end`` event, after the hands joined)."""
+        return any(isinstance(t, Hug) and not t.finished
+                   for (b, _), t in self.motor._tasks.items() if b == self.id)
+
     def gripped(self, hand: str) -> str | None:
         """Name of what the ``"left"`` or ``"right"`` hand holds (a grab link), or None."""
         grip = self.motor.grips.get((self.id, hand))
@@ -122,11 +128,11 @@ class Character(Body):
 
     @property
     def upright(self) -> bool:
-        """Whether the figure stands: hips above 60 % of the leg length, torso within 45
-        degrees of vertical."""
+        """Whether the figure stands: hips above half the leg length, torso within 60 degrees
+        of vertical (a stooping or running figure still stands)."""
         frame = pelvis_frame(self)
         leg = self._table["leg"][self._row]
-        return bool(self.hips[1] > 0.6 * leg and frame.up[1] > math.cos(math.radians(45)))
+        return bool(self.hips[1] > 0.5 * leg and frame.up[1] > math.cos(math.radians(60)))
 
     # ------------------------------------------------------------------ legs
     @command
@@ -253,17 +259,23 @@ class Character(Body):
         """Point the face at ``at`` (followed as it moves) and turn the shoulders toward it,
         at most 90 degrees from the pelvis; nothing looks where the body goes."""
         name = "look-at"
+        t, r = self._table, self._row
         if at is None:
-            self.motor.stop(self, "gaze", "looking ahead")
-            self._table["gaze_on"][self._row] = False
-            action = self._action(name)
-            action.succeed()
-            return action
-        try:
-            where, _ = resolve(self.world, at)
-        except TargetError as e:
-            return self._failed(name, str(e))
-        return self.motor.start(self, "gaze", LookAt(self, self._action(name), where))
+            t["gaze_on"][r] = False
+            t["gaze_node"][r] = t["gaze_uid"][r] = -1
+        else:
+            try:
+                node, point = look_node(self.world, at)
+            except TargetError as e:
+                return self._failed(name, str(e))
+            # The kernel follows the node itself: no per-tick work for a gaze.
+            t["gaze"][r] = point
+            t["gaze_node"][r] = node
+            t["gaze_uid"][r] = self.world.nodes["uid"][node] if node >= 0 else -1
+            t["gaze_on"][r] = True
+        action = self._action(name)
+        action.succeed()
+        return action
 
     # ------------------------------------------------------------------ arms
     def _hands(self, name: str, hand: str) -> tuple[tuple[str, ...], Action | None]:
@@ -359,7 +371,6 @@ class Character(Body):
         hands, failed = self._hands("hug", "both")
         if failed:
             return failed
-        self.release()
         task = Hug(self, self._action("hug"), body, float(seconds))
         return self.motor.start_hands(self, hands, task)
 

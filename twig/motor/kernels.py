@@ -62,7 +62,7 @@ K_CENTRE = 2.5              # standing: pelvis velocity per metre off the feet's
 K_VEL = 12.0                # pelvis ground velocity loop
 A_MAX = 8.0                 # most horizontal acceleration the posture gives, m/s^2
 K_UPRIGHT, D_UPRIGHT = 150.0, 18.0
-K_YAW, D_YAW = 400.0, 40.0   # rad/s^2 per rad, per rad/s
+K_YAW, D_YAW = 800.0, 60.0   # rad/s^2 per rad, per rad/s
 K_HEAD, D_HEAD = 200.0, 20.0
 K_SPINE, D_SPINE = 300.0, 25.0   # chest held on the pelvis-neck line
 K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
@@ -74,7 +74,7 @@ WALK_CROUCH = 0.05          # hip lowered by this fraction of the leg at 1.3 m/s
 REACH_FRACTION = 0.985      # a planted leg steps before it straightens beyond this
 SWING_FRACTION = 0.8        # of the step period spent in the air (rest: double support)
 CLEARANCE = 0.07            # swing height, m per adult m (plus speed)
-SWING_IMPULSE = 0.0         # hand and elbow speed given per m/s of walking, m/s
+SWING_IMPULSE = 0.6         # hand and elbow speed given per m/s of walking, m/s
 STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place, m per adult m
 SHOULDER_LIMIT = 0.5 * math.pi
 
@@ -83,6 +83,26 @@ SHOULDER_LIMIT = 0.5 * math.pi
 def _vel(pos, prev, i, dt):
     return ((pos[i, 0] - prev[i, 0]) / dt, (pos[i, 1] - prev[i, 1]) / dt,
             (pos[i, 2] - prev[i, 2]) / dt)
+
+
+@njit(cache=True)
+def _group(pos, prev, inv_mass, a, b, c, dt):
+    """Mass (kg), mass-weighted centre (m) and velocity (m/s) of three nodes (static ones
+    count for nothing): ``(m, cx, cy, cz, vx, vy, vz)``."""
+    mg = cx = cy = cz = vx = vy = vz = 0.0
+    for i in (a, b, c):
+        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
+        v = _vel(pos, prev, i, dt)
+        mg += m
+        cx += m * pos[i, 0]
+        cy += m * pos[i, 1]
+        cz += m * pos[i, 2]
+        vx += m * v[0]
+        vy += m * v[1]
+        vz += m * v[2]
+    if mg == 0.0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    return mg, cx / mg, cy / mg, cz / mg, vx / mg, vy / mg, vz / mg
 
 
 @njit(cache=True, inline="always")
@@ -149,7 +169,8 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
 @njit(cache=True)
 def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
                node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
-               goal_speed, goal_stop, face, face_on, gaze, gaze_on, seat, crouch, bend, hand_mode,
+               goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch,
+               bend, hand_mode,
                hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
                swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
                gaze_dir, dt):
@@ -161,6 +182,9 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
             continue
         nd = node[c]
         s = scale[c]
+        if gaze_node[c] >= 0:  # following a node: a ball, another character's head
+            for d in range(3):
+                gaze[c, d] = pos[gaze_node[c], d]
         _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c,
                   dt)
         _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
@@ -222,26 +246,9 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
              face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error, c, dt):
     """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
-    mg = 0.0
-    cx = cy = cz = vx = vy = vz = 0.0
-    for i in (pel, lh, rh):
-        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
-        mg += m
-        cx += m * pos[i, 0]
-        cy += m * pos[i, 1]
-        cz += m * pos[i, 2]
-        v = _vel(pos, prev, i, dt)
-        vx += m * v[0]
-        vy += m * v[1]
-        vz += m * v[2]
+    mg, cx, _, cz, vx, vy, vz = _group(pos, prev, inv_mass, pel, lh, rh, dt)
     if mg == 0.0:
         return
-    cx /= mg
-    cy /= mg
-    cz /= mg
-    vx /= mg
-    vy /= mg
-    vz /= mg
     speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
     supported = support[c] > 0.0
     ratio = m_support / mg  # the group's forces move everything the legs carry
@@ -344,26 +351,9 @@ def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz,
     the opposite force on the pelvis group. The target is a point ``torso`` metres above the
     hips (less when bent), so a torso that has toppled is lifted back, not just centred."""
     top = (nd[NECK], nd[L_SHOULDER], nd[R_SHOULDER])
-    mt = 0.0
-    sx = sy = sz = svx = svy = svz = 0.0
-    for i in top:
-        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
-        mt += m
-        sx += m * pos[i, 0]
-        sy += m * pos[i, 1]
-        sz += m * pos[i, 2]
-        v = _vel(pos, prev, i, dt)
-        svx += m * v[0]
-        svy += m * v[1]
-        svz += m * v[2]
+    mt, sx, sy, sz, svx, svy, svz = _group(pos, prev, inv_mass, top[0], top[1], top[2], dt)
     if mt == 0.0:
         return
-    sx /= mt
-    sy /= mt
-    sz /= mt
-    svx /= mt
-    svy /= mt
-    svz /= mt
     tx = cx + LEAN * s * wv[0] + bx
     tz = cz + LEAN * s * wv[2] + bz
     ahead = math.sqrt((tx - cx) ** 2 + (tz - cz) ** 2)

@@ -1,4 +1,4 @@
-"""Durative commands of the legs and the gaze: walk to, turn to, look at (Horswill VII.B-D).
+"""Durative commands of the legs: walk to, turn to, kick, sit, stand up (Horswill VII.B-D).
 
 Each is a :class:`~twig.motor.system.Task` that writes the character's control columns every
 tick (so moving targets are followed) and ends its action when the body shows the result:
@@ -108,29 +108,6 @@ class TurnTo(Task):
         self.action.fail(reason)
 
 
-class LookAt(Task):
-    """Keep the gaze on a target (following it) until replaced; the action succeeds at once
-    (the face turns instantly, VII.C) and the shoulders follow within the 90 degree limit."""
-
-    def __init__(self, who: Character, action: Action, where: Callable[[], np.ndarray]) -> None:
-        super().__init__(action, "gaze")
-        self.who = who
-        self.where = where
-        self.persist = True
-
-    def update(self) -> None:
-        t, r = self.who._table, self.who._row
-        t["gaze"][r] = self.where()
-        t["gaze_on"][r] = True
-
-    def check(self) -> None:
-        self.action.succeed()
-
-    def cancel(self, reason: str) -> None:
-        self.who._table["gaze_on"][self.who._row] = False
-        super().cancel(reason)
-
-
 class Kick(Task):
     """Walk up behind the ball (on the line from the kicker through it) and swing the nearer
     foot through it at speed; succeeds when the foot is back on the ground."""
@@ -229,7 +206,14 @@ class Sit(Task):
         t, r = self.who._table, self.who._row
         if self.phase == "approach":
             origin, front = self._seat()
-            t["goal"][r] = origin + front * 0.3 * t["leg"][r]
+            goal = origin + front * (0.45 * t["leg"][r] + 0.1)
+            rel = self.who.hips - origin
+            if rel @ front < -0.15:
+                # Behind the chair: go round its side first, not through it.
+                side = np.cross((0.0, 1.0, 0.0), front)
+                side *= 1.0 if rel @ side >= 0.0 else -1.0
+                goal += side * (0.45 * t["leg"][r] + 0.35)
+            t["goal"][r] = goal
             t["goal_on"][r] = True
             t["goal_speed"][r] = 1.0
             t["goal_stop"][r] = 0.08
@@ -251,8 +235,10 @@ class Sit(Task):
         dt = self.who.world.dt
         self.elapsed += dt
         if self.phase == "approach" and t["arrived"][r]:
-            t["goal_on"][r] = False
-            self.phase = "turn"
+            origin, front = self._seat()
+            if (self.who.hips - origin) @ front > 0.1:
+                t["goal_on"][r] = False
+                self.phase = "turn"
         elif self.phase == "turn" and abs(t["yaw_error"][r]) < 0.15 and \
                 not t["swing"][r].any():
             self.phase = "lower"

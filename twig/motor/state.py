@@ -56,6 +56,8 @@ MOTOR_COLUMNS = {
     "face_on": Column(np.bool_, ()),
     "gaze": Column(np.float64, (3,)),              # gaze target, m
     "gaze_on": Column(np.bool_, ()),
+    "gaze_node": Column(np.int64, (), -1),         # node the gaze follows (else ``gaze``)
+    "gaze_uid": Column(np.int64, (), -1),          # that node's permanent id
     "seat": Column(np.float64, (3,)),              # pelvis target when sitting, m
     "hand_mode": Column(np.uint8, (2,)),           # HAND_FREE | HAND_DRIVE, left then right
     "hand_target": Column(np.float64, (2, 3)),     # m

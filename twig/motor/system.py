@@ -65,6 +65,7 @@ class MotorSystem:
         self._version = -1
         self._tasks: dict[tuple[int, str], Task] = {}
         self.grips: dict[tuple[int, str], tuple[Link, str]] = {}
+        self._after: list[tuple[Callable[[], bool], Callable[[], None]]] = []
         self._breath_rows = np.zeros(0, dtype=np.int64)
         self._breath_geom = np.zeros((0, 2))
         world.on_tick_start.append(self.act)
@@ -121,6 +122,12 @@ class MotorSystem:
         for body_id, r in self._rows.items():
             start = world._body_record(body_id).start
             self.table["node"][r] = start + np.arange(len(NODE_NAMES))
+        # Gazes follow nodes by permanent id (node indices shift when bodies go).
+        uid = self.table["gaze_uid"]
+        at = np.searchsorted(world.nodes["uid"], uid)  # node uids only grow
+        found = (uid >= 0) & (at < len(world.nodes))
+        found[found] = world.nodes["uid"][at[found]] == uid[found]
+        self.table["gaze_node"][:] = np.where(found, at, -1)
         self._breath_links()
         self._version = world.topology_version
 
@@ -164,6 +171,10 @@ class MotorSystem:
         if old is not None:
             old.cancel(reason)
 
+    def after(self, condition: Callable[[], bool], then: Callable[[], None]) -> None:
+        """Run ``then()`` at the first tick's act stage where ``condition()`` holds."""
+        self._after.append((condition, then))
+
     def reset(self, reason: str) -> None:
         """Cancel every task (before a restore: actions cannot be restored)."""
         tasks, self._tasks = self._tasks, {}
@@ -198,6 +209,13 @@ class MotorSystem:
         if not len(self.table):
             return
         self._refresh()
+        if self._after:
+            waiting, self._after = self._after, []
+            for condition, then in waiting:
+                if condition():
+                    then()
+                else:
+                    self._after.append((condition, then))
         self._each_task(lambda task: task.update())
         world, t = self.world, self.table
         nodes = world.nodes
@@ -206,7 +224,8 @@ class MotorSystem:
                    nodes["lock_pos"], t["node"], t["scale"], t["leg"], t["arm"],
                    t["head_len"], t["torso"], t["foot_r"], t["m_support"], t["mode"], t["walk"],
                    t["goal"], t["goal_on"], t["goal_speed"], t["goal_stop"], t["face"],
-                   t["face_on"], t["gaze"], t["gaze_on"], t["seat"], t["crouch"], t["bend"],
+                   t["face_on"], t["gaze"], t["gaze_on"], t["gaze_node"], t["seat"],
+                   t["crouch"], t["bend"],
                    t["hand_mode"],
                    t["hand_target"], t["hand_speed"], t["walk_cmd"], t["swing"],
                    t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["kick"],

@@ -68,3 +68,23 @@ def target_body(world: PhysicsWorld, target: Target) -> Body:
         except UnknownNameError as e:
             raise TargetError(f"no object {target!r}: {e}") from None
     raise TargetError(f"expected an object (a body or its name), got {target!r}")
+
+
+def look_node(world: PhysicsWorld, target: Target) -> tuple[int, np.ndarray]:
+    """Where to look: a node to follow (another character's head, a named node, the node of
+    an object nearest its centre) and its position now, or -1 and a fixed point."""
+    from twig.physics import Body
+
+    if isinstance(target, str) and "/" in target:
+        where, _ = resolve(world, target)
+        return world.node_index(target), where()
+    if isinstance(target, str | Body):
+        body = target_body(world, target)
+        if body.type == "humanoid":
+            node = body.node("head")
+        else:
+            pos = world.node_pos[body.nodes]
+            node = body.nodes.start + int(np.argmin(np.linalg.norm(pos - body.centroid, axis=1)))
+        return node, world.node_pos[node].copy()
+    where, _ = resolve(world, target)
+    return -1, where()

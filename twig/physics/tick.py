@@ -138,7 +138,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_pairs)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
-                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane)
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
+                       depenetration)
     if sleep_ticks > 0:
         update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
                      sleep_step, sleep_ticks)

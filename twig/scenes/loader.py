@@ -156,14 +156,18 @@ def list_scenes() -> list[SceneInfo]:
     return [_info(p, _read(p)) for p in paths]
 
 
-def load_scene(name: str | Path, seed: int | None = None) -> World:
+def load_scene(name: str | Path, seed: int | None = None,
+               edit: Callable[[dict[str, Any]], None] | None = None) -> World:
     """Build a :class:`~twig.World` from a built-in scene name or a ``.toml`` path.
 
     ``seed`` overrides the scene's ``[world] seed``. The world's ``scene`` attribute holds the
-    :class:`SceneInfo`.
+    :class:`SceneInfo`. ``edit``, if given, changes the scene's tables in place after they are
+    read and before they are checked (scene templates: ``twig batch`` sets fields this way).
     """
     path = scene_path(name)
     data = _read(path)
+    if edit is not None:
+        edit(data)
     unknown = sorted(set(data) - {"scene", "world", "object"})
     if unknown:
         raise SceneError(f"{path}: unknown table [{unknown[0]}] (expected [scene], [world], "
@@ -191,6 +195,14 @@ def load_scene(name: str | Path, seed: int | None = None) -> World:
         raise SceneError(f"{path}: 'object' must be an array of tables ([[object]])")
     for k, table in enumerate(objects, start=1):
         add_object(world, table, f"{path}: [[object]] #{k}", base=path.parent)
+    if "_behavior" in world.__dict__:
+        from twig.behavior.catalogue import missing_objects
+
+        for agent in world.behavior.agents:
+            missing = missing_objects(agent)
+            if missing:
+                raise SceneError(f"{path}: humanoid {agent.name!r}: field 'behaviors' names "
+                                 f"{missing[0]!r}, which is not an object of the scene")
     world.scene = info
     if info.script is not None:
         from twig.script.interpreter import attach_scene_script
@@ -213,7 +225,8 @@ def add_object(world: World, table: Any, where: str, base: Path | None = None) -
                          f"(known types: {', '.join(_OBJECT_TYPES)})")
     fields = _builder_fields(kind)
     spec = {name: ann for name, (ann, _) in fields.items()}
-    values = _fields({k2: v for k2, v in table.items() if k2 != "type"}, spec,
+    extra = ("type", "behaviors") if kind == "humanoid" else ("type",)
+    values = _fields({k2: v for k2, v in table.items() if k2 not in extra}, spec,
                      f"{where} ({kind})")
     missing = [n for n, (_, required) in fields.items() if required and n not in values]
     if missing:
@@ -223,6 +236,22 @@ def add_object(world: World, table: Any, where: str, base: Path | None = None) -
         if annotation == "str | Path" and field in values and base is not None:
             values[field] = str(base / values[field])
     try:
-        _OBJECT_TYPES[kind](world, **values)
+        body = _OBJECT_TYPES[kind](world, **values)
     except TwigError as e:
         raise SceneError(f"{where}: {e}") from None
+    if "behaviors" in extra and "behaviors" in table:
+        _add_behaviors(world, body, table["behaviors"], where)
+
+
+def _add_behaviors(world: World, body: Any, spec: Any, where: str) -> None:
+    """A humanoid's ``behaviors`` field: names or a table of settings (docs/behaviours.md)."""
+    from twig.behavior import add_behaviors
+    from twig.motor import Character
+
+    if not isinstance(body, Character):
+        raise SceneError(f"{where}: field 'behaviors': only a controlled humanoid has "
+                         "behaviours (not one with control = false)")
+    try:
+        add_behaviors(body, spec)
+    except TwigError as e:
+        raise SceneError(f"{where}: field 'behaviors': {e}") from None

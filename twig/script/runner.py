@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -20,14 +22,24 @@ def open_world(scene: str | None, seed: int | None = None) -> World:
     return load_scene(scene, seed=seed)
 
 
+if TYPE_CHECKING:
+    from twig.export.recording import Recording
+
+
 def script_main(path: str, scene: str | None, seed: int | None, max_seconds: float,
-                npz: str | None, out: Console) -> int:
-    """Run the script; 0 if it finished, 1 if it failed or ran out of time."""
+                npz: str | None, out: Console,
+                exports: Callable[[Recording | None, str], Recording | None] | None = None
+                ) -> int:
+    """Run the script; 0 if it finished, 1 if it failed or ran out of time. ``exports``
+    (the CLI's BVH/glTF writer) is called with the recording before the run (``"check"``:
+    it may start one, and fail early on a bad path) and after it (``"write"``)."""
     from twig.summary import summary_table
 
     calls = read_script(path)  # every line checked before the world is built
     world = open_world(scene, seed)
     recording = world.record() if npz else None
+    if exports is not None:
+        recording = exports(recording or world.record(), "check")
     interpreter = Interpreter(world, calls, output=lambda line: out.print(
         line, markup=False, highlight=False, soft_wrap=True))
     wall = time.perf_counter()
@@ -39,7 +51,9 @@ def script_main(path: str, scene: str | None, seed: int | None, max_seconds: flo
     out.print(f"[bold]{path}[/]: {message} at t={end:.3f} s ({wall:.2f} s of wall time)",
               highlight=False, soft_wrap=True)
     out.print(summary_table(world))
-    if recording is not None:
+    if exports is not None:
+        exports(recording, "write")
+    if npz:
         recording.save(npz)
         out.print(f"wrote {len(recording)} frames to {npz}")
     return 0 if status == "finished" else 1

@@ -99,10 +99,22 @@ async def _serve_until_cancelled(server: Server, host: str, port: int, ws_port: 
 def serve_forever(scene: str | None, *, host: str = "127.0.0.1", port: int = 7777,
                   ws_port: int | None = 7778, token: str | None = None,
                   record: str | None = None, seed: int | None = None, speed: float = 1.0,
-                  paused: bool = False) -> None:
-    """``twig serve``: load the scene and serve it until interrupted (Ctrl-C)."""
+                  paused: bool = False, view_port: int | None = None) -> None:
+    """``twig serve``: load the scene and serve it until interrupted (Ctrl-C); with
+    ``view_port``, also the live viewer, whose command box speaks to this server."""
     world = open_world(scene, seed)
     server = make_server(world, speed=speed, paused=paused, token=token, record=record,
                          scene=scene)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_until_cancelled(server, host, port, ws_port, announce=True))
+    viewer = None
+    if view_port is not None:
+        from twig.view import serve_viewer
+
+        viewer = serve_viewer(server.clock, command_handler=server.command_handler,
+                              host=host, port=view_port)
+        print(f"viewer: {viewer.url}", flush=True)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_serve_until_cancelled(server, host, port, ws_port, announce=True))
+    finally:
+        if viewer is not None:
+            viewer.stop()

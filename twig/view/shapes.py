@@ -12,6 +12,8 @@ from functools import cache
 
 import numpy as np
 
+from twig.export.meshes import box
+
 Shape = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
@@ -57,20 +59,7 @@ def sphere(rings: int = 8, segments: int = 16) -> Shape:
 
 @cache
 def cube() -> Shape:
-    """Cube of side 1 centred on the origin, four vertices per face (flat normals)."""
-    verts = []
-    normals = []
-    faces = []
-    for axis in range(3):
-        for sign in (-1.0, 1.0):
-            n = np.zeros(3)
-            n[axis] = sign
-            u = np.zeros(3)
-            u[(axis + 1) % 3] = 1.0
-            v = np.cross(n, u)
-            base = len(verts)
-            for du, dv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
-                verts.append(0.5 * (n + du * u + dv * v))
-                normals.append(n)
-            faces += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
-    return np.array(verts), np.array(normals), np.array(faces, dtype=np.uint32)
+    """Cube of side 1 centred on the origin, four vertices per face (flat normals): the
+    exporter's box mesh, so a video and a glTF file draw the same box."""
+    mesh = box(np.full(3, 0.5))
+    return mesh.positions, mesh.normals, mesh.indices.astype(np.uint32)

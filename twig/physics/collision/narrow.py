@@ -56,6 +56,8 @@ ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
 SELF_APPROACH = 0.05
 """Most approach (m per tick) a body's contacts with itself may undo in one tick."""
+KINEMATIC_APPROACH = 2.0
+"""Fastest (m/s) a box is shoved by something immovable (a stepping foot, a driven hand)."""
 REPEATS = 8
 """In the first iteration, a pair still penetrating after its projection is projected again,
 up to this many times (the contact point moves as the volumes turn), so one sweep leaves no
@@ -145,6 +147,15 @@ def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny
     return speed, 0.5 * speed * speed / s
 
 
+@njit(cache=True, inline="always")
+def _kinematic(w, pair_i, pair_f, q, side):
+    """Whether every node carrying side ``side`` of contact ``q`` is immovable this tick."""
+    for k in range(4):
+        if pair_f[q, COEF_A + 4 * side + k] != 0.0 and w[pair_i[q, 4 * side + k]] > 0.0:
+            return False
+    return True
+
+
 @njit(cache=True)
 def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
              depth, px, py, pz, first, dt, node_row, body_start, body_count):
@@ -164,6 +175,13 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
             # Self-collision: limbs squeezed together (a body crushed under a weight) must
             # not feed each other's motion back as ever larger pushes.
             approach = min(approach, SELF_APPROACH)
+        elif pair_f[q, RIGID_A] + pair_f[q, RIGID_B] > 0.0 and (
+                pair_f[q, MOVE_A] == 0.0 or pair_f[q, MOVE_B] == 0.0
+                or _kinematic(w, pair_i, pair_f, q, 0) or _kinematic(w, pair_i, pair_f, q, 1)):
+            # A box struck by something that does not give (a stepping foot, a driven hand)
+            # is shoved at a walking pace at most: a foot that went deep into a light chair
+            # must not launch it.
+            approach = min(approach, KINEMATIC_APPROACH * dt)
         pair_f[q, ALLOWED] += approach
         if first:
             speed, energy = _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f,
@@ -541,9 +559,11 @@ def boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, pla
 
 @njit(cache=True)
 def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
-                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane):
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
+                       max_rise):
     """Jakobsen friction at box corners that touched a plane this tick; marks the box's nodes
-    GROUNDED (with that plane's normal) so that what lands on the box cannot push it down."""
+    GROUNDED (with that plane's normal) so that what lands on the box cannot push it down;
+    and no box leaves a plane faster than ``max_rise`` m per tick (:func:`_no_launch`)."""
     for b in range(boxes.shape[0]):
         v = boxes[b]
         for corner in range(8):
@@ -577,6 +597,40 @@ def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, 
                 continue
             _push_frame(pos, w, vol_nodes, v, px, py, pz, -tx / tl, -ty / tl, -tz / tl,
                         min(tl, plane_friction[p] * push))
+        _no_launch(pos, prev, w, vol_nodes, v, corner_push[b], corner_plane[b], plane_normal,
+                   max_rise)
+
+
+@njit(cache=True)
+def _no_launch(pos, prev, w, vol_nodes, v, pushes, planes, plane_normal, max_rise):
+    """A box pushed out of a plane this tick leaves it at ``max_rise`` (m per tick) at most.
+
+    Projection leaves a pushed node with the push as velocity; a box squeezed into the ground
+    by something that does not give (a foot stepping on a light chair) would be thrown off at
+    tens of metres a second. Boxes that fall or are thrown keep their motion: only the
+    outward speed the pushes created beyond ``max_rise`` is removed.
+    """
+    best = -1
+    for corner in range(8):
+        if pushes[corner] > 0.0 and (best < 0 or pushes[corner] > pushes[best]):
+            best = corner
+    if best < 0:
+        return
+    p = planes[best]
+    nx = plane_normal[p, 0]
+    ny = plane_normal[p, 1]
+    nz = plane_normal[p, 2]
+    for k in range(4):
+        i = vol_nodes[v, k]
+        if w[i] == 0.0:
+            continue
+        up = ((pos[i, 0] - prev[i, 0]) * nx + (pos[i, 1] - prev[i, 1]) * ny
+              + (pos[i, 2] - prev[i, 2]) * nz)
+        if up > max_rise:
+            excess = up - max_rise
+            prev[i, 0] += excess * nx
+            prev[i, 1] += excess * ny
+            prev[i, 2] += excess * nz
 
 
 @njit(cache=True)

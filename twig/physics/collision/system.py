@@ -21,7 +21,7 @@ from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
 from twig.physics.collision.narrow import BOX, CAPSULE
 from twig.physics.collision.response import PAIR_SLOTS
 from twig.physics.columns import Column, Columns
-from twig.physics.flags import ASLEEP
+from twig.physics.flags import ASLEEP, MOVING
 from twig.physics.validate import as_points, as_positive
 
 if TYPE_CHECKING:
@@ -409,10 +409,16 @@ class CollisionMixin:
         if contacts.energy.max() <= self._least_threshold:
             return
         ids = state["id"]
-        for mine, other in ((contacts.body_a, contacts.body_b),
-                            (contacts.body_b, contacts.body_a)):
+        vol_ids = self.volumes["id"]
+        for mine, other, vol in ((contacts.body_a, contacts.body_b, contacts.volume_a),
+                                 (contacts.body_b, contacts.body_a, contacts.volume_b)):
             rows = np.searchsorted(ids, mine)
-            for k in np.flatnonzero(contacts.energy > state["pain_threshold"][rows]):
+            # A side driven by set-point moves (a kicking foot, a punching fist: the blow is
+            # given, not taken) feels no pain from it.
+            nodes = self.volumes["nodes"][np.searchsorted(vol_ids, vol)]
+            driven = (self.node_flags[nodes] & MOVING).any(axis=1)
+            for k in np.flatnonzero((contacts.energy > state["pain_threshold"][rows])
+                                    & ~driven):
                 row = rows[k]
                 pain[row] += contacts.energy[k]
                 event = PainEvent(
