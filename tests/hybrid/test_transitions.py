@@ -154,3 +154,15 @@ def test_a_clip_that_ends_hands_back_to_motor_control(clip):
     world.run(seconds=library_clip(clip).duration + 0.1)
     assert action.succeeded and supervisor(kid).active.name == "motor"
     assert kid.mode != "limp"
+
+
+def test_a_clip_that_ends_seated_leaves_the_character_sitting_under_motor_control():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    action = play_clip(kid, "sit")
+    world.run(seconds=library_clip("sit").duration + 2.0)
+    assert action.succeeded and supervisor(kid).active.name == "motor"
+    assert kid.mode == "sitting" and kid.hips[1] < 0.3
+    assert kid.stand_up() is not None
+    world.run(seconds=3)
+    assert kid.upright

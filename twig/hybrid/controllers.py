@@ -24,6 +24,7 @@ from twig.bodies.frames import pelvis_frame
 from twig.hybrid.blend import OffsetBlend, smoothstep
 from twig.hybrid.clip import Clip
 from twig.hybrid.similarity import heading, root, yaw_matrix
+from twig.motor.state import SIT
 
 if TYPE_CHECKING:
     from twig.hybrid.supervisor import Supervisor
@@ -59,20 +60,28 @@ class Controller:
 
 class MotorControl(Controller):
     """Twig's procedural control (Horswill VII: posture, gait, arms): the dynamic controller
-    a character falls back to whenever it stands; pre-condition: upright."""
+    a character falls back to whenever it stands, or sits upright on the ground (a clip that
+    ends seated); pre-condition: one of those."""
 
     name = "motor"
 
     def precondition(self, sup: Supervisor) -> float | None:
-        return 1.0 if sup.character.upright else None
+        return 1.0 if sup.character.upright or sup.seated() else None
 
     def start(self, sup: Supervisor) -> None:
-        sup.character.stand()
-        table, row = sup.character._table, sup.character._row
-        table["heading"][row] = sup.character.heading  # hold the facing it has now
+        who = sup.character
+        table, row = who._table, who._row
+        seated = not who.upright
+        who.stand()
+        table["heading"][row] = who.heading  # hold the facing it has now
+        if seated:  # sit where it is (Horswill VII.B: the pelvis held at its seat)
+            table["seat"][row] = who.hips
+            table["mode"][row] = SIT
 
     def status(self, sup: Supervisor) -> Status:
-        return "nominal" if sup.character.upright else "failed"
+        who = sup.character
+        busy = bool(who.actions)  # sitting down, standing up: the motor layer's own business
+        return "nominal" if busy or who.upright or sup.seated() else "failed"
 
 
 class ClipPlayer(Controller):

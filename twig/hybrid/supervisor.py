@@ -139,6 +139,10 @@ class Supervisor:
         """The hips are down near the ground (below 40 % of the leg's length)."""
         return self.hips_height() < 0.4 * self.leg
 
+    def seated(self) -> bool:
+        """Sitting up: hips low (under 40 % of the leg), torso within 30 degrees of vertical."""
+        return self.lying() and self.tilt_deg() < 30.0
+
     def falling(self) -> bool:
         """Tipping over: torso over 45 degrees from vertical or hips below 60 % of the leg,
         and not yet lying down."""
