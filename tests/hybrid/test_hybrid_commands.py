@@ -63,3 +63,12 @@ def test_set_passive_is_directed_and_reversible():
     assert controller(kid)["passive"] == ["ball"]
     _script(world, "kid: set-passive ball passive=false\n")
     assert controller(kid)["passive"] == []
+
+
+def test_a_script_walks_a_motion_graph_through_points():
+    world = twig.World(seed=0)
+    world.add_humanoid("kid")
+    script, lines = _script(world, "kid: motion-graph-walk (3, 0, 2) (5, 0, 5)\nkid: where\n")
+    assert script.status == "finished"
+    hips = world.body("kid").hips
+    assert abs(hips[0] - 5) < 0.5 and abs(hips[2] - 5) < 0.5

@@ -9,7 +9,14 @@ Importing it registers the characters' commands (``play-clip``, ``motion-graph-w
 from twig.hybrid import view as _view  # noqa: F401  (the viewer's panel fields)
 from twig.hybrid.bvh import Bvh, BvhError, joint_positions, load_bvh, parse_bvh
 from twig.hybrid.clip import Clip, ClipError, ClipRecorder, load_clip, loop_cut, save_clip
-from twig.hybrid.commands import controller, motion_graph_walk, play_clip, set_passive, stop_clip
+from twig.hybrid.commands import (
+    controller,
+    motion_graph_walk,
+    play_clip,
+    set_passive,
+    stop_clip,
+    walk_motion_graph,
+)
 from twig.hybrid.library import find_clip, library_clip, library_names
 from twig.hybrid.motion_graph import MotionGraph, build_graph, synthesise
 from twig.hybrid.retarget import DEFAULT_JOINTS, RetargetError, retarget
@@ -20,4 +27,5 @@ __all__ = ["DEFAULT_JOINTS", "Bvh", "BvhError", "Clip", "ClipError", "ClipRecord
            "MotionGraph", "RetargetError", "Supervisor", "build_graph", "controller",
            "find_clip", "joint_positions", "library_clip", "library_names", "load_bvh",
            "load_clip", "loop_cut", "motion_graph_walk", "parse_bvh", "play_clip", "retarget",
-           "save_clip", "set_passive", "similarity", "stop_clip", "supervisor", "synthesise"]
+           "save_clip", "set_passive", "similarity", "stop_clip", "supervisor", "synthesise",
+           "walk_motion_graph"]

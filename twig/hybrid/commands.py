@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from twig.action import Action
 from twig.commands import Json, Vector, command
 from twig.errors import TwigError
@@ -41,28 +43,38 @@ def play_clip(self: Character, clip: str, passive: Body | None = None, loops: in
     return supervisor(self).play(player, Action(name, self.name, self.world.events))
 
 
+GRAPH_CLIPS = ("walk", "walk-left", "walk-right")
+"""The library clips ``motion-graph-walk`` builds its graph from."""
+
+
 @command(on=Character)
-def motion_graph_walk(self: Character, *points: Vector, clips: str = "walk,walk-left,walk-right"
-                      ) -> Action:
+def motion_graph_walk(self: Character, *points: Vector) -> Action:
     """Walk through ``points`` (control points of a cardinal spline that starts where the
-    character is) with motion synthesised from a motion graph of ``clips`` (comma-separated
-    library clips): Kovar-style transitions at local minima of the frame distances, a
+    character is) with motion synthesised from a motion graph of the walk, walk-left and
+    walk-right clips: Kovar-style transitions at local minima of the frame distances, a
     branch-and-bound search with a limited horizon, played kinematically."""
+    return walk_motion_graph(self, points)
+
+
+def walk_motion_graph(character: Character, points: Sequence[Vector],
+                      clips: Sequence[str] = GRAPH_CLIPS) -> Action:
+    """:func:`motion_graph_walk` with a graph of other library ``clips``."""
     from twig.hybrid.motion_graph import graph_of, synthesise
 
     name = "motion-graph-walk"
+    events = character.world.events
     if not points:
-        return Action.failed(name, self.name, "give at least one point to walk through",
-                             self.world.events)
+        return Action.failed(name, character.name, "give at least one point to walk through",
+                             events)
     try:
-        graph = graph_of(tuple(c.strip() for c in clips.split(",") if c.strip()))
-        sup = supervisor(self)
+        sup = supervisor(character)
+        graph = graph_of(tuple(clips), sup.height, sup.preset)
         motion = synthesise(graph, sup.positions(), sup.velocities(), points,
                             sup.height, sup.preset)
     except TwigError as e:
-        return Action.failed(name, self.name, str(e), self.world.events)
+        return Action.failed(name, character.name, str(e), events)
     player = ClipPlayer(motion, from_start=True)
-    return sup.play(player, Action(name, self.name, self.world.events))
+    return sup.play(player, Action(name, character.name, events))
 
 
 @command(on=Character)

@@ -213,8 +213,8 @@ def synthesise(graph: MotionGraph, pos: np.ndarray, vel: np.ndarray, points: Arr
     """A motion along the cardinal spline from the character's root through ``points``
     (K, 3; heights ignored), starting from the graph frame most like the character's pose
     ``pos`` with velocities ``vel`` (16, 3), aligned to where it stands and faces."""
-    g = graph_of(tuple(c.name for c in graph.clips), height, preset) \
-        if graph.clips[0].height != height or graph.clips[0].preset != preset else graph
+    g = graph if (graph.clips[0].height, graph.clips[0].preset) == (height, preset) else \
+        build_graph(tuple(c.fit(height, preset) for c in graph.clips))
     ctrl = np.atleast_2d(np.asarray(points, dtype=np.float64))
     ctrl[:, 1] = 0.0
     path = _Path(cardinal_spline(np.concatenate([root(pos)[None], ctrl])))
