@@ -69,6 +69,7 @@ def test_a_script_walks_a_motion_graph_through_points():
     world = twig.World(seed=0)
     world.add_humanoid("kid")
     script, lines = _script(world, "kid: motion-graph-walk (3, 0, 2) (5, 0, 5)\nkid: where\n")
+    assert lines[-1].endswith("]")  # where: the hips after the walk
     assert script.status == "finished"
     hips = world.body("kid").hips
     assert abs(hips[0] - 5) < 0.5 and abs(hips[2] - 5) < 0.5
