@@ -73,3 +73,15 @@ def test_a_script_walks_a_motion_graph_through_points():
     assert script.status == "finished"
     hips = world.body("kid").hips
     assert abs(hips[0] - 5) < 0.5 and abs(hips[2] - 5) < 0.5
+
+
+def test_the_viewer_panel_shows_which_controller_has_the_character():
+    from twig.view.providers import inspect
+
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    assert "controller" not in inspect(world, kid)
+    play_clip(kid, "idle", loops=0)
+    fields = inspect(world, kid)
+    assert fields["controller"] == "clip idle" and fields["kinematic"] is True
+    assert fields["clip"] == "idle"
