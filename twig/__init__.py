@@ -5,6 +5,7 @@ constraint projection (Jakobsen 2001), after Horswill's Twig (2008/2009).
 """
 
 import twig.behavior  # noqa: F401  (installs kid.behavior, the viewer's behaviour fields)
+from twig import hybrid  # noqa: F401  (registers play-clip, motion-graph-walk...)
 from twig.errors import AssetError, PhysicsError, SceneError, TwigError, UnknownNameError
 from twig.scenes import load_scene
 from twig.world import World

@@ -20,7 +20,8 @@ from twig.script.watch import Watches
 if TYPE_CHECKING:
     from twig.script.session import Session
 
-EventType = Literal["contact", "pain", "behavior", "action", "focus", "grab", "release", "hug"]
+EventType = Literal["contact", "pain", "behavior", "action", "focus", "grab", "release", "hug",
+                    "controller"]
 """The event types of ``world.events`` (DESIGN.md, trace format)."""
 EVENT_TYPES: tuple[str, ...] = EventType.__args__
 

@@ -1,0 +1,83 @@
+"""Clips: recorded from twig, through BVH and back, played kinematically; the library."""
+
+import numpy as np
+import pytest
+
+import twig
+from twig.bodies.humanoid import NODE_NAMES
+from twig.export import write_bvh
+from twig.hybrid import ClipRecorder, library_clip, library_names, load_clip, play_clip
+from twig.hybrid.library import LOOPS, library_folder
+from twig.hybrid.similarity import similarity
+
+PELVIS = NODE_NAMES.index("pelvis")
+
+
+def _walk_world():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    kid.walk((0.3, 0.0, 1.2))
+    return world, kid
+
+
+def test_a_recorded_walk_through_bvh_plays_back_on_the_original_paths(tmp_path):
+    world, kid = _walk_world()
+    recording = world.record()
+    world.run(seconds=3)
+    path = write_bvh(recording, tmp_path / "walk.bvh")[0]
+    original = recording.arrays()["pos"][:, kid.nodes]
+
+    clip = load_clip(path)
+    assert clip.fps == pytest.approx(60.0) and clip.frames == len(original)
+    replay = twig.World(seed=0)
+    actor = replay.add_humanoid("kid")
+    action = play_clip(actor, str(path))
+    played = [replay.node_pos[actor.nodes].copy()]
+    for _ in range(len(original) - 1):
+        replay.step()
+        played.append(replay.node_pos[actor.nodes].copy())
+    err = np.linalg.norm(np.array(played) - original, axis=-1)
+    others = np.delete(err, PELVIS, axis=1)
+    # Within 1 cm on average along every path, at worst 1 cm plus the links' stretch (up to
+    # 9 mm in a shin while stepping), which a BVH skeleton's fixed offsets cannot carry.
+    assert others.mean(axis=0).max() < 0.005
+    assert others.max() < 0.015
+    # BVH has no pelvis joint: the node goes where its bracing holds it at rest.
+    assert err[:, PELVIS].mean() < 0.02 and err[:, PELVIS].max() < 0.035
+    replay.step()
+    assert action.succeeded
+
+
+def test_recorder_makes_a_clip_at_30_fps_of_the_characters_motion():
+    world, kid = _walk_world()
+    world.run(seconds=1)
+    recorder = ClipRecorder(kid)
+    world.run(seconds=2)
+    clip = recorder.clip("mine")
+    assert clip.fps == pytest.approx(30.0) and clip.frames == 61
+    np.testing.assert_array_equal(clip.nodes[-1], world.node_pos[kid.nodes])
+    speed = np.linalg.norm(np.diff(clip.nodes[:, 3, [0, 2]], axis=0), axis=1) * 30
+    assert speed.mean() == pytest.approx(np.hypot(0.3, 1.2), rel=0.15)
+
+
+def test_the_library_has_every_clip_small_and_the_loops_close():
+    assert library_names() == list(LOOPS)
+    for name in ("walk", "run", "idle", "wave", "kick", "sit", "fall-recovery"):
+        clip = library_clip(name)
+        assert (library_folder() / f"{name}.bvh").stat().st_size < 64 * 1024
+        assert clip.fps == pytest.approx(30.0)
+        if clip.loop:
+            pos, vel = clip.features
+            assert similarity(pos[0], vel[0], pos[-1], vel[-1]) < 0.02
+    hips = library_clip("fall-recovery").nodes[:, [10, 13], 1].mean(axis=1)
+    assert hips[0] < 0.3 and hips[-1] > 0.8   # from the ground to standing
+    walk = library_clip("walk")
+    assert np.linalg.norm(walk.pose(3 * walk.duration)[3] - walk.pose(0)[3]) > 3.0
+
+
+def test_a_looping_clip_goes_on_cycle_after_cycle_without_a_jump():
+    walk = library_clip("walk")
+    t = np.arange(0.0, 3 * walk.duration, 1 / 60)
+    poses = np.array([walk.pose(x) for x in t])
+    step = np.linalg.norm(np.diff(poses, axis=0), axis=-1).max(axis=1)
+    assert step.max() < 2.5 * np.median(step) + 0.01

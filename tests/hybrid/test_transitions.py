@@ -1,0 +1,168 @@
+"""The four kinds of transition (DANCE 2.5-2.8): blends that take 0.5 s without a pop, and a
+hand-over to physics that keeps every node's velocity."""
+
+import numpy as np
+import pytest
+
+import twig
+from twig.bodies.humanoid import NODE_NAMES
+from twig.hybrid import library_clip, play_clip, set_passive, supervisor
+from twig.hybrid.blend import BLEND_SECONDS, WINDOW_FPS, WINDOW_FRAMES
+
+POP = 0.01
+"""A blend may move a node at most this much (m) in one tick (1/60 s) beyond the fastest
+the clip itself moves one (a walk's swinging foot: about 7 cm a tick)."""
+
+
+def _own_step(name: str) -> float:
+    """The most any node of a library clip moves in one tick, metres."""
+    clip = library_clip(name)
+    t = np.arange(0.0, clip.duration, 1 / 60)
+    poses = np.array([clip.pose(x) for x in t])
+    return float(np.linalg.norm(np.diff(poses, axis=0), axis=-1).max())
+
+
+def _run(world, body, ticks):
+    out = [world.node_pos[body.nodes].copy()]
+    for _ in range(ticks):
+        world.step()
+        out.append(world.node_pos[body.nodes].copy())
+    return np.array(out)
+
+
+def _events(world):
+    seen = []
+    world.events.subscribe(lambda e: seen.append((world.tick, e)), types=["controller"])
+    return seen
+
+
+def test_the_blend_constants_are_the_papers():
+    assert BLEND_SECONDS == 0.5
+    assert (WINDOW_FRAMES, WINDOW_FPS) == (15, 30.0)
+
+
+def test_dynamic_to_kinematic_blends_over_half_a_second_without_a_pop():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    world.run(seconds=0.5)
+    before = world.node_vel[kid.nodes].copy()
+    play_clip(kid, "walk", loops=0)
+    player = supervisor(kid).active
+    path = _run(world, kid, 40)
+    steps = np.linalg.norm(np.diff(path, axis=0), axis=-1)
+    assert steps.max() < _own_step("walk") + POP
+    # The first blended tick carries on with the velocity the character had.
+    assert np.abs((path[1] - path[0]) * 60 - before).max() < 0.5
+    # The blend lasts 0.5 s (30 ticks), then the nodes are exactly on the clip.
+    assert player.offset is None
+    fresh = twig.World(seed=0)
+    other = fresh.add_humanoid("kid")
+    fresh.run(seconds=0.5)
+    play_clip(other, "walk", loops=0)
+    p = supervisor(other).active
+    fresh.step(29)
+    assert p.offset is not None and np.abs(fresh.node_pos[other.nodes] - p.target()).max() > 1e-3
+    fresh.step(1)
+    np.testing.assert_allclose(fresh.node_pos[other.nodes], p.target(), atol=1e-9)
+
+
+def test_kinematic_to_kinematic_blends_over_15_frames_at_30_fps():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    play_clip(kid, "walk", loops=0)
+    world.run(seconds=1.5)
+    seen = _events(world)
+    play_clip(kid, "run", loops=0)
+    run = supervisor(kid).active
+    assert seen[-1][1]["transition"] == "kinematic->kinematic"
+    path = _run(world, kid, 45)
+    steps = np.linalg.norm(np.diff(path, axis=0), axis=-1)
+    assert steps.max() < max(_own_step("walk"), _own_step("run")) + POP
+    jerk = np.linalg.norm(np.diff(path, 2, axis=0), axis=-1).max(axis=1)
+    own = np.linalg.norm(np.diff(np.array([run.target(t) for t in run.t - np.arange(
+        45, -1, -1) / 60]), 2, axis=0), axis=-1).max()
+    assert jerk.max() < own + 0.02  # no kink beyond what the clips have themselves
+    assert run.fade is None and np.abs(world.node_pos[kid.nodes] - run.target()).max() < 1e-9
+
+
+def test_kinematic_to_dynamic_on_contact_keeps_every_nodes_velocity():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    world.add_ball("pebble", position=(0.08, 0.05, 1.2), radius=0.05, mass=0.1)
+    seen = _events(world)
+    play_clip(kid, "walk", loops=0)
+    path = _run(world, kid, 120)
+    hand_over = [t for t, e in seen if e["transition"] == "kinematic->dynamic"]
+    assert hand_over and seen[1][1]["reason"] == "contact with pebble"
+    k = hand_over[0]  # path[k] is where the switch tick started, path[k + 1] where it ended
+    v = np.diff(path, axis=0) * 60
+    change = np.linalg.norm(v[k] - v[k - 1], axis=1)
+    clip_own = np.linalg.norm(np.diff(v[:k], axis=0), axis=-1).max()
+    assert change.max() < clip_own  # no bigger than the clip's own changes tick to tick
+    # Away from the struck leg (whose foot really is pushed back by the pebble now that it
+    # has mass), every node keeps its velocity within 0.6 m/s: gravity, the tracking
+    # controller's first push, and links with the clip's stretch settling.
+    struck = [NODE_NAMES.index(n) for n in ("r_knee", "r_foot")]
+    assert np.delete(change, struck).max() < 0.6
+    mass = 1 / world.node_inv_mass[kid.nodes]
+    momentum = [(mass[:, None] * v[i]).sum(axis=0) / mass.sum() for i in (k - 1, k)]
+    dv = momentum[1] - momentum[0]
+    assert np.hypot(dv[0], dv[2]) < 0.05  # momentum carries over
+    assert np.linalg.norm(dv) < 9.81 / 60 + 0.02  # at most one tick of gravity more
+
+
+def test_a_passive_object_does_not_switch_the_clip_to_physics():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    world.add_ball("pebble", position=(0.08, 0.05, 1.2), radius=0.05, mass=0.1)
+    set_passive(kid, world.body("pebble"))
+    seen = _events(world)
+    play_clip(kid, "walk", loops=0)
+    world.run(seconds=2)
+    assert "pebble" in world.touched(kid, within=2.0)
+    assert [e["controller"] for _, e in seen] == ["clip walk"]
+
+
+def test_a_ball_at_the_hips_is_absorbed_and_the_walk_blends_back():
+    world = twig.load_scene("hybrid")
+    seen = _events(world)
+    world.run(seconds=world.scene.seconds)
+    names = [(e["controller"], e["transition"]) for _, e in seen]
+    k = names.index(("tracking walk", "kinematic->dynamic"))
+    assert seen[k][1]["reason"] == "contact with ball"
+    assert ("clip walk", "dynamic->kinematic") in names[k:]
+    assert world.body("walker").upright
+    assert world.script.status == "finished"
+
+
+def test_dynamic_to_dynamic_by_pre_and_post_conditions():
+    """Tracking fails when the figure tips over, which is the fall reflex's pre-condition;
+    the reflex succeeds lying still, which is the recovery's."""
+    world = twig.load_scene("trip")
+    seen = _events(world)
+    world.run(seconds=6)
+    chain = [(e["controller"], e["transition"], e["reason"]) for _, e in seen]
+    assert ("reflex fall", "dynamic->dynamic", "tracking walk failed") in chain
+    assert ("clip fall-recovery", "dynamic->kinematic", "reflex fall succeeded") in chain
+
+
+@pytest.mark.parametrize("clip", ["wave", "kick"])
+def test_a_clip_that_ends_hands_back_to_motor_control(clip):
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    action = play_clip(kid, clip)
+    world.run(seconds=library_clip(clip).duration + 0.1)
+    assert action.succeeded and supervisor(kid).active.name == "motor"
+    assert kid.mode != "limp"
+
+
+def test_a_clip_that_ends_seated_leaves_the_character_sitting_under_motor_control():
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    action = play_clip(kid, "sit")
+    world.run(seconds=library_clip("sit").duration + 2.0)
+    assert action.succeeded and supervisor(kid).active.name == "motor"
+    assert kid.mode == "sitting" and kid.hips[1] < 0.3
+    assert kid.stand_up() is not None
+    world.run(seconds=3)
+    assert kid.upright

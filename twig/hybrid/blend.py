@@ -1,0 +1,54 @@
+"""Blends between controllers (DANCE sections 2.5 and 2.7): 0.5 s, no pop.
+
+Dynamic to kinematic: "we blend the current state of the character to the new state dictated
+by the kinematic controller. Blending occurs over a short period of time (.5 seconds) and can
+be done either through linear interpolation of the difference between keyframes or via
+splines." Here the difference between the character and the clip at the switch (position and
+velocity, per node) decays to zero along a cubic Hermite spline: it starts with the character's
+own position and velocity, so nothing jumps, and ends on the clip with zero slope.
+
+Kinematic to kinematic: "we blend the motions over a window of 15 frames based on a 30 frames
+per second sampling rate": both clips play through the window and the weight of the new one
+rises smoothly (smoothstep) from 0 to 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BLEND_SECONDS = 0.5
+"""Dynamic to kinematic blend, seconds (DANCE 2.5)."""
+WINDOW_FRAMES, WINDOW_FPS = 15, 30.0
+"""Kinematic to kinematic blend window: 15 frames at 30 frames per second (DANCE 2.7)."""
+WINDOW_SECONDS = WINDOW_FRAMES / WINDOW_FPS
+
+
+def smoothstep(u: float) -> float:
+    """``3u^2 - 2u^3`` for u clamped to [0, 1]: 0 to 1 with zero slope at both ends."""
+    u = min(max(u, 0.0), 1.0)
+    return u * u * (3.0 - 2.0 * u)
+
+
+class OffsetBlend:
+    """A per-node offset that decays from (``d0``, ``v0``) to zero over ``seconds``.
+
+    ``d0`` (n, 3) metres and ``v0`` (n, 3) m/s are the character's position and velocity
+    minus the clip's at the switch; :meth:`offset` is the cubic Hermite curve
+    ``h(u) = H00(u) d0 + H10(u) T v0`` (T = ``seconds``), which has value ``d0`` and slope
+    ``v0`` at the start and value and slope zero at the end.
+    """
+
+    def __init__(self, d0: np.ndarray, v0: np.ndarray, seconds: float = BLEND_SECONDS) -> None:
+        self.d0 = np.array(d0, dtype=np.float64)
+        self.v0 = np.array(v0, dtype=np.float64)
+        self.seconds = seconds
+
+    def offset(self, t: float) -> np.ndarray:
+        """The offset (n, 3) ``t`` seconds after the switch (zero from ``seconds`` on)."""
+        u = min(max(t / self.seconds, 0.0), 1.0)
+        h00 = 2 * u ** 3 - 3 * u ** 2 + 1
+        h10 = u ** 3 - 2 * u ** 2 + u
+        return h00 * self.d0 + (h10 * self.seconds) * self.v0
+
+    def done(self, t: float) -> bool:
+        return t >= self.seconds

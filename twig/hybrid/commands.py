@@ -1,0 +1,109 @@
+"""Hybrid control as commands on characters (scripts, the server, Python):
+``kid: play-clip wave``, ``kid: motion-graph-walk (5, 0, 3)``, ``kid: stop-clip``,
+``kid: set-passive ball``, ``kid: controller``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from twig.action import Action
+from twig.commands import Json, Vector, command
+from twig.errors import TwigError
+from twig.hybrid.controllers import ClipPlayer, Tracking
+from twig.hybrid.library import find_clip
+from twig.hybrid.supervisor import supervisor
+from twig.motor import Character
+from twig.physics import Body
+
+
+@command(on=Character)
+def play_clip(self: Character, clip: str, passive: Body | None = None, loops: int = 1,
+              seconds: float = 0.0, threshold: float = 0.25) -> Action:
+    """Play a motion clip kinematically (a library clip: walk, walk-left, walk-right, run,
+    idle, wave, kick, sit, fall-recovery; or a .bvh file's path), blended in from the
+    character's pose over 0.5 s, its root and facing aligned to the character. A ``passive``
+    object may touch the character without switching it to physics (the ball of a kick);
+    other contacts hand it to dynamic tracking, and it blends back when its pose is within
+    ``threshold`` (eq. 1, m) of the clip. Plays ``loops`` times (0: until stop-clip) or
+    ``seconds``; succeeds when done."""
+    name = f"play-clip {clip}"
+    if not (isinstance(loops, int) and loops >= 0):
+        return Action.failed(name, self.name, f"loops must be 0 or more, got {loops!r}",
+                             self.world.events)
+    if not (isinstance(seconds, int | float) and seconds >= 0):
+        return Action.failed(name, self.name, f"seconds must be 0 or more, got {seconds!r}",
+                             self.world.events)
+    try:
+        motion = find_clip(clip)
+    except TwigError as e:
+        return Action.failed(name, self.name, str(e), self.world.events)
+    player = ClipPlayer(motion, float(threshold), () if passive is None else (passive.name,), loops,
+                        float(seconds), from_start=not motion.loop)
+    return supervisor(self).play(player, Action(name, self.name, self.world.events))
+
+
+GRAPH_CLIPS = ("walk", "walk-left", "walk-right")
+"""The library clips ``motion-graph-walk`` builds its graph from."""
+
+
+@command(on=Character)
+def motion_graph_walk(self: Character, *points: Vector) -> Action:
+    """Walk through ``points`` (control points of a cardinal spline that starts where the
+    character is) with motion synthesised from a motion graph of the walk, walk-left and
+    walk-right clips: Kovar-style transitions at local minima of the frame distances, a
+    branch-and-bound search with a limited horizon, played kinematically."""
+    return walk_motion_graph(self, points)
+
+
+def walk_motion_graph(character: Character, points: Sequence[Vector],
+                      clips: Sequence[str] = GRAPH_CLIPS) -> Action:
+    """:func:`motion_graph_walk` with a graph of other library ``clips``."""
+    from twig.hybrid.motion_graph import graph_of, synthesise
+
+    name = "motion-graph-walk"
+    events = character.world.events
+    if not points:
+        return Action.failed(name, character.name, "give at least one point to walk through",
+                             events)
+    try:
+        sup = supervisor(character)
+        graph = graph_of(tuple(clips), sup.height, sup.preset)
+        motion = synthesise(graph, sup.positions(), sup.velocities(), points,
+                            sup.height, sup.preset)
+    except TwigError as e:
+        return Action.failed(name, character.name, str(e), events)
+    player = ClipPlayer(motion, from_start=True)
+    return sup.play(player, Action(name, character.name, events))
+
+
+@command(on=Character)
+def stop_clip(self: Character) -> None:
+    """Stop the clip being played (its action fails): twig's motor control takes over."""
+    supervisor(self).end_goal("stopped")
+
+
+@command(on=Character)
+def set_passive(self: Character, item: Body, passive: bool = True) -> None:
+    """Make ``item`` passive to this character (its contacts are part of the motion and do
+    not switch a clip to physics) or, with ``passive=false``, active again. Directed: the
+    item's own reaction is unchanged (DANCE 2.6)."""
+    sup = supervisor(self)
+    if passive:
+        sup.passive.add(item.name)
+    else:
+        sup.passive.discard(item.name)
+
+
+@command(on=Character)
+def controller(self: Character) -> Json:
+    """Who controls the character: the controller (``motor``, ``clip walk``, ``tracking
+    walk``, ``reflex fall``, ``reflex guard``, ``limp``...), whether it is kinematic, the clip
+    asked for and the objects passive to it."""
+    sup = supervisor(self)
+    active = sup.active
+    tracked = active.player if isinstance(active, Tracking) else None
+    return {"controller": active.name, "kinematic": active.kinematic,
+            "clip": None if sup.goal is None else sup.goal.clip.name,
+            "tracking": None if tracked is None else tracked.clip.name,
+            "passive": sorted(sup.passive)}

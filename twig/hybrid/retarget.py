@@ -1,0 +1,175 @@
+"""Retargeting BVH motion to twig's 16-node humanoid: a joint-name map and bone directions.
+
+Each humanoid node (but the pelvis) is taken from one joint of the file: by default the first
+of several common names that the file has (twig's own exporter, CMU's mocap conversions,
+Mixamo's ``mixamorig:`` rig, Blender's ``UpperArm``/``LowerLeg`` style), or from a map the
+user gives. The figure is then rebuilt bone by bone from the hips: each bone keeps the
+*direction* the file's joints give it and takes its *length* from the character, so the
+clip fits a character of any size (the root's path is scaled by the ratio of leg lengths).
+The pelvis node, which no skeleton has as a joint, is placed where the humanoid's pelvis
+bracing holds it relative to the hips and the spine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from twig.bodies.humanoid import NODE_NAMES, add_humanoid
+from twig.errors import TwigError
+from twig.export.rotations import basis, unit
+from twig.hybrid.bvh import Bvh, joint_positions
+from twig.physics import PhysicsWorld
+
+MAPPED = tuple(n for n in NODE_NAMES if n != "pelvis")
+"""The nodes a joint map must give (all but the pelvis, which is placed by its bracing)."""
+
+DEFAULT_JOINTS: dict[str, tuple[str, ...]] = {
+    "head": ("Head",),
+    "neck": ("Neck", "Neck1"),
+    "chest": ("Chest", "Spine2", "Spine1", "UpperChest"),
+    **{f"{s[0].lower()}_{part}": tuple(f"{s}{name}" for name in names) for s in ("Left", "Right")
+       for part, names in (("shoulder", ("Arm", "UpArm", "UpperArm")),
+                           ("elbow", ("ForeArm", "LowArm", "LowerArm")),
+                           ("hand", ("Hand", "Wrist")),
+                           ("hip", ("UpLeg", "Thigh", "UpperLeg", "Hip")),
+                           ("knee", ("Leg", "LowLeg", "LowerLeg", "Shin", "Knee")),
+                           ("foot", ("Foot", "Ankle")))},
+}
+"""Node -> joint names tried in order (matched ignoring case, ``_``, spaces and a namespace
+prefix such as ``mixamorig:``): twig's exporter, CMU and Mixamo names come first."""
+
+BONES = (("hips", "chest"), ("chest", "neck"), ("neck", "head"),
+         ("neck", "l_shoulder"), ("l_shoulder", "l_elbow"), ("l_elbow", "l_hand"),
+         ("neck", "r_shoulder"), ("r_shoulder", "r_elbow"), ("r_elbow", "r_hand"),
+         ("l_hip", "l_knee"), ("l_knee", "l_foot"), ("r_hip", "r_knee"), ("r_knee", "r_foot"))
+"""The bones rebuilt from the hips outward (parents before children); ``hips`` is the point
+halfway between the hip nodes, and the hip nodes lie on the file's hip line."""
+
+
+class RetargetError(TwigError):
+    """A joint map does not give every node the humanoid needs (lists the missing ones)."""
+
+
+def _key(name: str) -> str:
+    return name.rsplit(":", 1)[-1].replace("_", "").replace(" ", "").lower()
+
+
+def resolve_joint_map(bvh: Bvh, joint_map: Mapping[str, str] | None = None) -> dict[str, int]:
+    """Node -> joint index in ``bvh``: ``joint_map``'s entries (node -> joint name) first,
+    then the defaults of :data:`DEFAULT_JOINTS` for the nodes it leaves out.
+
+    Raises
+    ------
+    RetargetError
+        A node no joint of the file gives (all such nodes listed, with the names tried), or a
+        map key that is not a humanoid node.
+    """
+    given = dict(joint_map or {})
+    unknown = sorted(set(given) - set(MAPPED))
+    if unknown:
+        raise RetargetError(f"{bvh.source}: joint map: {', '.join(map(repr, unknown))} "
+                            f"{'is not a node' if len(unknown) == 1 else 'are not nodes'} "
+                            f"of the humanoid (nodes: {', '.join(MAPPED)})")
+    by_key: dict[str, int] = {}
+    for i, name in enumerate(bvh.names):
+        by_key.setdefault(_key(name), i)
+    found: dict[str, int] = {}
+    missing = []
+    for node in MAPPED:
+        tries = (given[node],) if node in given else DEFAULT_JOINTS[node]
+        hit = next((by_key[_key(n)] for n in tries if _key(n) in by_key), None)
+        if hit is None:
+            missing.append(f"{node} (tried {', '.join(tries)})")
+        else:
+            found[node] = hit
+    if missing:
+        raise RetargetError(f"{bvh.source}: no joint for {len(missing)} humanoid node"
+                            f"{'s' if len(missing) > 1 else ''}: {'; '.join(missing)}. Give "
+                            "them in a joint map: {node: joint name}")
+    return found
+
+
+def rest_nodes(height: float = 1.75, preset: str = "adult") -> np.ndarray:
+    """(16, 3) standing build pose (metres, facing +z, feet at the origin) of a humanoid."""
+    scratch = PhysicsWorld(ground=False)
+    body = add_humanoid(scratch, "rest", (0.0, 0.0, 0.0), preset=preset, height=height)
+    return scratch.node_pos[body.nodes].copy()
+
+
+_I = {n: i for i, n in enumerate(NODE_NAMES)}
+
+
+def _hips(p: np.ndarray) -> np.ndarray:
+    return 0.5 * (p[..., _I["l_hip"], :] + p[..., _I["r_hip"], :])
+
+
+def pelvis_offset(rest: np.ndarray) -> np.ndarray:
+    """The pelvis node's coordinates (3,) in the hips frame of a build pose ``rest`` (16, 3):
+    axes along the spine (hips to chest), across the hips, and their cross product."""
+    frame = basis(rest[_I["chest"]] - _hips(rest), rest[_I["l_hip"]] - rest[_I["r_hip"]])
+    return frame.T @ (rest[_I["pelvis"]] - _hips(rest))
+
+
+def rebuild(source: np.ndarray, rest: np.ndarray, root: np.ndarray) -> np.ndarray:
+    """Humanoid nodes (F, 16, 3) with the bone directions of ``source`` (F, 16, 3; its pelvis
+    ignored), the bone lengths of the build pose ``rest`` (16, 3) and the hips at ``root``
+    (F, 3), metres."""
+    out = np.empty_like(source)
+    across = unit(source[:, _I["l_hip"]] - source[:, _I["r_hip"]])
+    half = 0.5 * np.linalg.norm(rest[_I["l_hip"]] - rest[_I["r_hip"]])
+    out[:, _I["l_hip"]] = root + half * across
+    out[:, _I["r_hip"]] = root - half * across
+    src_pts = {"hips": _hips(source)}
+    pts = {"hips": root}
+    rest_pts = {"hips": _hips(rest)}
+    for a, b in BONES:
+        pa = pts[a] if a in pts else out[:, _I[a]]
+        sa = src_pts[a] if a in src_pts else source[:, _I[a]]
+        ra = rest_pts[a] if a in rest_pts else rest[_I[a]]
+        length = np.linalg.norm(rest[_I[b]] - ra)
+        out[:, _I[b]] = pa + length * unit(source[:, _I[b]] - sa)
+    frame = basis(out[:, _I["chest"]] - root, across)
+    out[:, _I["pelvis"]] = root + frame @ pelvis_offset(rest)
+    return out
+
+
+def retarget(bvh: Bvh, height: float = 1.75, preset: str = "adult",
+             joint_map: Mapping[str, str] | None = None, floor: float | None = None
+             ) -> np.ndarray:
+    """Node positions (F, 16, 3) in metres of a humanoid of ``height`` and ``preset``
+    playing ``bvh``.
+
+    Parameters
+    ----------
+    joint_map
+        Node -> joint name for files whose names the defaults miss (see
+        :func:`resolve_joint_map`).
+    floor
+        If given, the motion is shifted up or down so that its lowest foot node is this high
+        (m); otherwise heights are the file's, scaled.
+
+    The root's path is scaled by the character's leg length over the file's (which also
+    converts the file's units); the clip faces the way the file does.
+    """
+    found = resolve_joint_map(bvh, joint_map)
+    joints = joint_positions(bvh)
+    source = np.zeros((bvh.frames, len(NODE_NAMES), 3))
+    for node, j in found.items():
+        source[:, _I[node]] = joints[:, j]
+    rest = rest_nodes(height, preset)
+    scale = _leg(rest[None])[0] / max(float(_leg(source[:1])[0]), 1e-12)
+    nodes = rebuild(source, rest, _hips(source) * scale)
+    if floor is not None:
+        nodes[..., 1] += floor - nodes[:, [_I["l_foot"], _I["r_foot"]], 1].min()
+    return nodes
+
+
+def _leg(p: np.ndarray) -> np.ndarray:
+    """Mean hip-knee-foot chain length (F,) of the two legs in node positions (F, 16, 3)."""
+    total = 0.0
+    for s in "lr":
+        total = total + np.linalg.norm(p[:, _I[f"{s}_knee"]] - p[:, _I[f"{s}_hip"]], axis=-1) \
+            + np.linalg.norm(p[:, _I[f"{s}_foot"]] - p[:, _I[f"{s}_knee"]], axis=-1)
+    return 0.5 * total
