@@ -59,9 +59,11 @@ def test_proportions_change_the_build():
     assert leggy.positions[:, 1].min() == pytest.approx(base.positions[:, 1].min())
     with pytest.raises(PhysicsError, match="unknown key 'tail'"):
         world.add_humanoid("odd", (4, 0, 0), proportions={"tail": 2.0})
+    nodes, links = world.n_nodes, len(world.link_min)
     with pytest.raises(PhysicsError, match="height"):
         world.add_humanoid("neg", (6, 0, 0), height=-1.0)
     assert [b.name for b in world.bodies] == ["base", "leggy"]
+    assert (world.n_nodes, len(world.link_min)) == (nodes, links)  # nothing half-built
 
 
 @pytest.mark.parametrize("preset", ["adult", "child"])

@@ -103,6 +103,8 @@ def test_grapple_hurts_the_opponent():
 def test_bad_arm_commands_fail_with_reasons():
     _, kid = _world()
     assert "no object" in kid.grab("nothing").reason
+    missing = kid.reach("ghost")  # reaching for an object that is not in the world
+    assert missing.status == "failed" and "no body called 'ghost'" in missing.reason
     assert "hand must be" in kid.reach(None, hand="middle").reason
     assert "itself" in kid.hug(kid).reason
     kid.go_limp()

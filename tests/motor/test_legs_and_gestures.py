@@ -28,7 +28,9 @@ def test_sit_on_the_ground_and_on_nothing_sensible():
     kid = world.add_humanoid("kid", preset="child")
     ball = world.add_ball("ball", (2.0, 0.15, 0.0))
     bad = kid.sit(ball)
-    assert bad.status == "failed" and "seat" in bad.reason
+    assert bad.status == "failed" and "'ball' is not something to sit on" in bad.reason
+    missing = kid.sit("chair")  # there is no chair in this world
+    assert missing.status == "failed" and "no object 'chair'" in missing.reason
     act = kid.sit()
     world.run(seconds=4.0)
     assert act.status == "succeeded", act.reason

@@ -24,7 +24,7 @@ OK_STICK = '[[object]]\ntype = "stick"\nname = "s"\nposition = [0, 1, 0]\n'
     ("[world]\nseed = 'one'", r"\[world\]: field 'seed': expected an integer"),
     ("[world]\niterations = 0", r"\[world\]: iterations must be a positive integer"),
     ("[[object]]\nname = 'x'", r"\[\[object\]\] #1: missing field 'type'"),
-    ("[[object]]\ntype = 'dragon'\nname = 'x'", r"#1: field 'type': unknown type 'dragon'"),
+    ("[[object]]\ntype = 'dragon'\nname = 'x'", r"#1 \('x'\): field 'type': unknown type 'dragon'"),
     (OK_STICK + "lenght = 2", r"#1 \(stick\): unknown field 'lenght'"),
     (OK_STICK + "length = 'long'", r"#1 \(stick\): field 'length': expected a number"),
     ('[[object]]\ntype = "stick"\nname = "s"\nposition = [0, 1]',

@@ -238,9 +238,10 @@ class Character(Body):
         if chair is not None:
             try:
                 seat = target_body(self.world, chair)
-                atlas(seat)["seat"]
-            except (TargetError, KeyError):
-                return self._failed("sit", f"{chair!r} is not something to sit on "
+            except TargetError as e:
+                return self._failed("sit", str(e))
+            if "seat" not in atlas(seat):
+                return self._failed("sit", f"{seat.name!r} is not something to sit on "
                                            "(it needs a 'seat' chart, as a chair has)")
         if self.mode != "standing":
             return self._failed("sit", f"{self.name} is {self.mode}")

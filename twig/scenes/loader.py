@@ -221,6 +221,9 @@ def add_object(world: World, table: Any, where: str, base: Path | None = None) -
     if kind is None:
         raise SceneError(f"{where}: missing field 'type' (one of {', '.join(_OBJECT_TYPES)})")
     if kind not in _OBJECT_TYPES:
+        name = table.get("name")
+        if isinstance(name, str):
+            where = f"{where} ({name!r})"
         raise SceneError(f"{where}: field 'type': unknown type {kind!r} "
                          f"(known types: {', '.join(_OBJECT_TYPES)})")
     fields = _builder_fields(kind)
