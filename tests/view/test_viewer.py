@@ -13,6 +13,7 @@ import pytest
 from conftest import element_center, missing
 
 import twig
+from twig.behavior import add_behaviors
 from twig.realtime import RealTime
 from twig.view.drawing import linear_rgb
 from twig.view.viewer import serve_viewer
@@ -43,6 +44,7 @@ def playground():
     world.lock_nodes(ann.nodes)
     world.lock_nodes(bob.nodes)
     world.add_ball("ball", position=(0.1, 1.5, 0.8), velocity=(0, 2, 0))
+    add_behaviors(ann, [])  # autonomous (held in place): the panel shows her mind too
     world.step()
     realtime = RealTime(world).start()
     lines = []
@@ -107,6 +109,8 @@ def test_page_shows_the_running_scene_and_inspects_a_clicked_character(chromium,
     text = chromium.text()
     assert "type: humanoid" in text and "pain: 0 J" in text and "asleep:" in text
     assert "pain (J)" in text and "speed (m/s)" in text      # the history plots
+    assert "behavior: freeze" in text and "focus: ball" in text and "anxiety:" in text
+    assert "activation" in text                               # every behaviour's, plotted
     assert viewer.inspected == "ann"
 
 
