@@ -8,6 +8,7 @@ the fraction ``node_damp_rel`` of the node's velocity relative to ``node_damp_re
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from twig.physics.flags import ASLEEP, GROUNDED, LOCKED, MOVING
@@ -50,8 +51,14 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
     """
     n = pos.shape[0]
     dt2 = dt * dt
-    # Velocities first so that damping toward another node sees that node's old velocity.
-    vel = pos - prev
+    # Velocities first so that damping toward another node sees that node's old velocity; the
+    # copy is made only when some node is damped toward another.
+    relative = False
+    for i in range(n):
+        if damp_ref[i] >= 0:
+            relative = True
+            break
+    vel = pos - prev if relative else np.empty((0, 3))
     for i in range(n):
         f = flags[i]
         if f & LOCKED:
@@ -84,7 +91,7 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
             r = damp_ref[i]
             k = damp_rel[i]
             for c in range(3):
-                v = vel[i, c] * (1.0 - d)
+                v = (pos[i, c] - prev[i, c]) * (1.0 - d)
                 if r >= 0:
                     v -= k * (vel[i, c] - vel[r, c])
                 p = pos[i, c]
