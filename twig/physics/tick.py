@@ -147,8 +147,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                        plane_friction, depth, ground_normal, contact_friction_mu)
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-              depth, ground_normal, contact_friction_mu, pair_i, pair_f, active, n_active,
-              node_row, body_start)
+              depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
+              body_start)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -165,8 +165,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
 @njit(cache=True)
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-              depth, ground_normal, contact_friction_mu, pair_i, pair_f, active, n_active,
-              node_row, body_start):
+              depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
+              body_start):
     """Plane friction, one more sweep over the links of the nodes it slowed, then the
     contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
     n = pos.shape[0]
@@ -177,8 +177,7 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
         # links moved last would push the pair back into each other (a brick would jitter on a
         # doll).
         touching = np.zeros(body_start.shape[0], dtype=np.uint8)
-        for x in range(n_active):
-            q = active[x]
+        for q in range(n_active):
             a = node_row[pair_i[q, 0]]
             b = node_row[pair_i[q, 4]]
             if pair_f[q, DEPTH] > 0.0 and a != b:
@@ -190,7 +189,7 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
         relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
-    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, active, n_active)
+    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active)
 
 
 def array_args(world: PhysicsWorld) -> tuple:

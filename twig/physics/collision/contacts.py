@@ -64,12 +64,12 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
     it left (``pain_level``, J). Returns (contacts, pain hits).
     """
     n = 0
-    for x in range(n_active):
-        q = active[x]
-        if pair_f[q, DEPTH] > 0.0:
+    for row in range(n_active):
+        if pair_f[row, DEPTH] > 0.0:
+            q = active[row]
             va = pair_vol[q, 0]
             vb = pair_vol[q, 1]
-            hit_row[n] = q
+            hit_row[n] = row
             hit_ids[n, 0] = vol_id[va]
             hit_ids[n, 1] = vol_id[vb]
             hit_ids[n, 2] = vol_body[va]
@@ -84,10 +84,9 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
     m = 0
     for side in range(2):
         for c in range(n):
-            q = hit_row[c]
-            vol = pair_vol[q, side]
+            vol = pair_vol[active[hit_row[c]], side]
             row = node_row[vol_nodes[vol, 0]]
-            energy = pair_f[q, ENERGY]
+            energy = pair_f[hit_row[c], ENERGY]
             driven = False
             for k in range(4):
                 driven |= (flags[vol_nodes[vol, k]] & MOVING) != 0

@@ -292,7 +292,7 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
 
 
 @njit(cache=True)
-def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, active, n_active):
+def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active):
     """After the relaxation, once per tick: no bounce, then sliding (Jakobsen) friction.
 
     A projection that pushes volumes apart by ``d`` also gives them the separating velocity
@@ -301,10 +301,9 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, active,
     is removed by moving the previous positions (velocities change, positions do not). Then
     the contact points' relative tangential displacement this tick is shortened by
     ``mu * push``, never reversed, shared by the two sides with the normal response's weights.
-    Only the rows of the ``n_active`` pairs listed in ``active`` can have been pushed.
+    Only the ``n_active`` contact rows of this tick's active pairs can have been pushed.
     """
-    for x in range(n_active):
-        q = active[x]
+    for q in range(n_active):
         push = pair_f[q, PUSH]
         if push <= 0.0:
             continue
