@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
     run.add_argument("--bvh-fps", metavar="FPS", type=float,
                      help="BVH frame rate (default: every tick, 60)")
+    run.add_argument("--bvh-rigid", action="store_true",
+                     help="BVH with a rigid skeleton: position channels on the root only "
+                          "(default: on every joint, carrying the links' stretch)")
     run.add_argument("--gltf", metavar="FILE.glb",
                      help="write the whole scene, animated, to a glTF 2.0 file (.glb or .gltf)")
     run.add_argument("--video", metavar="FILE",
@@ -69,6 +72,8 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script.add_argument("--bvh", metavar="FILE", help="write each humanoid's motion to BVH")
     script.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
     script.add_argument("--bvh-fps", metavar="FPS", type=float, help="BVH frame rate")
+    script.add_argument("--bvh-rigid", action="store_true",
+                        help="BVH with a rigid skeleton: position channels on the root only")
     script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
     script.add_argument("--trace", metavar="FILE.jsonl", help="write every event as JSON Lines")
     commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
@@ -220,7 +225,7 @@ def _export(args: argparse.Namespace, recording, out: Console) -> None:
 
     if args.bvh:
         for path in write_bvh(recording, args.bvh, character=args.bvh_character,
-                              fps=args.bvh_fps):
+                              fps=args.bvh_fps, stretch=not args.bvh_rigid):
             out.print(f"wrote {path}")
     if args.gltf:
         out.print(f"wrote {write_gltf(recording, args.gltf)}")

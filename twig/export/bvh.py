@@ -3,8 +3,13 @@
 Biovision Hierarchy, as Blender, MotionBuilder and retargeting tools read it: the skeleton of
 :mod:`twig.export.skeleton` (joints named Hips, Spine, Chest, ... so that tools map them
 automatically), ``Zrotation Xrotation Yrotation`` channels on every joint (``R = Rz Rx Ry``),
-root position channels in centimetres, the rest pose facing +z, one frame per recorded frame
-(1/60 s) or resampled to another rate.
+the rest pose facing +z, one frame per recorded frame (1/60 s) or resampled to another rate.
+
+Every joint has position channels too (``Xposition Yposition Zposition``, centimetres): its
+offset from its parent in the parent's rotated frame, frame by frame, so that the joints land
+on the simulated nodes however much the links stretch (the ``OFFSET`` is the rest pose). A
+rigid skeleton (``stretch=False``) has position channels on the root only, as many
+retargeting tools expect; its joints are then off their nodes by the links' stretch.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ CM = 100.0
 
 
 def write_bvh(recording: Recording, path: str | PathLike, character: str | None = None,
-              fps: float | None = None) -> list[Path]:
+              fps: float | None = None, stretch: bool = True) -> list[Path]:
     """Write the motion of the recording's humanoids to BVH files; returns the paths written.
 
     Parameters
@@ -48,7 +53,12 @@ def write_bvh(recording: Recording, path: str | PathLike, character: str | None 
         Export only the humanoid of this name.
     fps
         Frames per second of the file (default: one frame per recorded frame, 60 for a
-        recording of every tick); other rates interpolate (slerp of joint rotations).
+        recording of every tick); other rates interpolate (slerp of joint rotations, joint
+        offsets linearly).
+    stretch
+        Position channels on every joint, carrying the links' stretch, so that the joints
+        are exactly where the simulation put them (default); ``False``: a rigid skeleton with
+        rotations only below the root.
 
     Raises
     ------
@@ -66,47 +76,55 @@ def write_bvh(recording: Recording, path: str | PathLike, character: str | None 
     contents = {}
     for body in bodies:
         name = target if len(bodies) == 1 else target.with_stem(f"{target.stem}_{body.name}")
-        contents[name] = bvh_text(body, arrays["t"], arrays["pos"], recording.dt, fps).encode()
+        contents[name] = bvh_text(body, arrays["t"], arrays["pos"], recording.dt, fps,
+                                  stretch).encode()
     return write_files(contents)
 
 
 def bvh_text(body: RecordedBody, t: np.ndarray, pos: np.ndarray, frame_time: float,
-             fps: float | None) -> str:
+             fps: float | None, stretch: bool = True) -> str:
     """The BVH file of humanoid ``body`` from recording times ``t`` (F,) and positions
     ``pos`` (F, N, 3) recorded every ``frame_time`` seconds, over the frames in which it
-    exists, resampled to ``fps`` if given."""
+    exists, resampled to ``fps`` if given; position channels on every joint if ``stretch``,
+    else on the root only."""
     nodes = humanoid_nodes(pos, body)
     frames = alive(nodes)
     if len(frames) == 0:
         raise ExportError(f"humanoid {body.name!r} has no recorded frame")
     skeleton = humanoid_skeleton(body)
-    posed = pose(skeleton, nodes[frames])
+    posed = pose(skeleton, nodes[frames], frame_time)
     times = t[frames]
-    root, local = posed.root, quaternions(posed.local)
+    offsets, local = posed.offsets, quaternions(posed.local)
     if fps is not None:
-        times, root, local = resample(times, root, local, 1.0 / fps)
+        times, offsets, local = resample(times, offsets, local, 1.0 / fps)
         frame_time = 1.0 / fps
     angles = np.degrees(np.unwrap(euler_zxy(matrices(local)), axis=0))
-    motion = np.round(np.concatenate([root * CM, angles.reshape(len(root), -1)], axis=1), 6)
+    columns = []
+    for j in range(len(JOINT_NAMES)):  # each joint's channels in the order the file lists
+        if stretch or j == 0:
+            columns.append(offsets[:, j] * CM)
+        columns.append(angles[:, j])
+    motion = np.round(np.concatenate(columns, axis=1), 6)
     motion += 0.0  # no "-0.000000"
     out = io.StringIO()
     out.write("HIERARCHY\n")
-    _write_joint(out, skeleton, 0, 0)
+    _write_joint(out, skeleton, 0, 0, stretch)
     out.write(f"MOTION\nFrames: {len(motion)}\nFrame Time: {frame_time:.8f}\n")
     np.savetxt(out, motion, fmt="%.6f")
     return out.getvalue()
 
 
-def _write_joint(out: io.StringIO, skeleton: Skeleton, joint: int, depth: int) -> None:
+def _write_joint(out: io.StringIO, skeleton: Skeleton, joint: int, depth: int,
+                 stretch: bool) -> None:
     pad = "  " * depth
     kind = "ROOT" if depth == 0 else "JOINT"
     x, y, z = skeleton.offsets[joint] * CM
     channels = ("CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"
-                if depth == 0 else "CHANNELS 3 Zrotation Xrotation Yrotation")
+                if depth == 0 or stretch else "CHANNELS 3 Zrotation Xrotation Yrotation")
     out.write(f"{pad}{kind} {JOINT_NAMES[joint]}\n{pad}{{\n"
               f"{pad}  OFFSET {x:.6f} {y:.6f} {z:.6f}\n{pad}  {channels}\n")
     for child in np.flatnonzero(skeleton.parents == joint):
-        _write_joint(out, skeleton, int(child), depth + 1)
+        _write_joint(out, skeleton, int(child), depth + 1, stretch)
     if joint in skeleton.end_sites:
         ex, ey, ez = skeleton.end_sites[joint] * CM
         out.write(f"{pad}  End Site\n{pad}  {{\n{pad}    OFFSET {ex:.6f} {ey:.6f} {ez:.6f}\n"
@@ -114,16 +132,16 @@ def _write_joint(out: io.StringIO, skeleton: Skeleton, joint: int, depth: int) -
     out.write(f"{pad}}}\n")
 
 
-def resample(t: np.ndarray, root: np.ndarray, local: np.ndarray,
+def resample(t: np.ndarray, offsets: np.ndarray, local: np.ndarray,
              step: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sample a pose track every ``step`` seconds from ``t[0]``: the root (F, 3) linearly,
-    joint quaternions (F, J, 4) by slerp. Returns the new times, root and quaternions."""
+    """Sample a pose track every ``step`` seconds from ``t[0]``: joint offsets (F, J, 3)
+    linearly, joint quaternions (F, J, 4) by slerp. Returns the new times, offsets and
+    quaternions."""
     new_t = t[0] + step * np.arange(int(np.floor((t[-1] - t[0]) / step + 1e-9)) + 1)
     k = np.clip(np.searchsorted(t, new_t, side="right") - 1, 0, max(len(t) - 2, 0))
     k1 = np.minimum(k + 1, len(t) - 1)
     span = np.where(k1 > k, t[k1] - t[k], 1.0)
-    s = np.clip((new_t - t[k]) / span, 0.0, 1.0)
-    new_root = root[k] + s[:, None] * (root[k1] - root[k])
+    s = np.clip((new_t - t[k]) / span, 0.0, 1.0)[:, None, None]
+    new_offsets = offsets[k] + s * (offsets[k1] - offsets[k])
     q = continuous(local)
-    return new_t, new_root, slerp(q[k], q[k1], s[:, None, None])
-
+    return new_t, new_offsets, slerp(q[k], q[k1], s)

@@ -1,8 +1,9 @@
 """glTF 2.0 scenes of a recording: skinned humanoids and animated props, in one file.
 
 Each humanoid is a skinned mesh of capsules (one per capsule volume, with the world's radii)
-on the skeleton of :mod:`twig.export.skeleton`, animated by its root translation and joint
-rotations: the same joints, names and motion as its BVH. Props are meshes moved by node
+on the skeleton of :mod:`twig.export.skeleton`, animated by joint translations and rotations:
+the same joints, names and motion as its BVH, every joint on its node (each capsule is rigid
+on its joint, at its link's rest length). Props are meshes moved by node
 animation: a sphere per ball, an oriented box per box volume (posed from its four frame nodes,
 Jakobsen 2001 section 5), a capsule per capsule volume (sticks, ropes, tetrahedra); a cloth is
 a sheet skinned to one joint per node. Bodies without volumes get thin capsules on their
@@ -69,7 +70,7 @@ def write_gltf(recording: Recording, path: str | PathLike) -> Path:
             present[frames] = 1.0
             doc.animate(group, "scale", present, step=True)
         if body.type == "humanoid":
-            _humanoid(doc, group, body, pos)
+            _humanoid(doc, group, body, pos, recording.dt)
         else:
             _PROPS.get(body.type, _volumes)(doc, group, body, pos, arrays)
     return write_files({target: doc.encode(binary=target.suffix.lower() == ".glb")})[0]
@@ -84,19 +85,22 @@ def _held(pos: np.ndarray, frames: np.ndarray) -> np.ndarray:
     return pos[nearest]
 
 
-def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray) -> None:
-    """A skinned capsule mesh on the humanoid skeleton, with root and joint keyframes."""
+def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
+              frame_time: float) -> None:
+    """A skinned capsule mesh on the humanoid skeleton, with joint translation and rotation
+    keyframes (recorded every ``frame_time`` seconds): each joint on its node, each capsule
+    rigid on its joint."""
     nodes = humanoid_nodes(pos, body)
     skeleton = humanoid_skeleton(body)
-    posed = pose(skeleton, nodes)
+    posed = pose(skeleton, nodes, frame_time)
     joints: list[int] = []
     for j, name in enumerate(JOINT_NAMES):
         parent = group if skeleton.parents[j] < 0 else joints[skeleton.parents[j]]
         offset = skeleton.rest[j] if skeleton.parents[j] < 0 else skeleton.offsets[j]
         joints.append(doc.node(name, parent, translation=offset.tolist()))
-    doc.animate(joints[0], "translation", posed.root)
     rotations = continuous(quaternions(posed.local))
     for j, node in enumerate(joints):
+        doc.animate(node, "translation", posed.offsets[:, j])
         doc.animate(node, "rotation", rotations[:, j])
     local = {int(c): body.node_names[i] for i, c in enumerate(body.columns)}
     rest = dict(zip(POINTS, points(skeleton.nodes[None])[0], strict=True))

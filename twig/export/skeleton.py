@@ -12,8 +12,11 @@ that the hip line and the spine each carry their bones exactly; the collar joint
 Each bone's orientation is read off the nodes with cross products and normalisations
 (Jakobsen 2001, section 6): the bone axis is its link, exactly, and the twist about it comes
 from the body (the hip line for the pelvis, the shoulder line for the chest) or, for limbs,
-from the plane of the limb where the elbow or knee bends, carried along from the previous
-frame where the limb is straight so that limbs do not flip or spin.
+from the plane of the limb where the elbow or knee bends, turning from one bend to the next
+while the limb is nearly straight, so that limbs do not flip or spin. Each joint's offset from
+its parent is read off the nodes too, so that a skeleton whose offsets may change (BVH
+position channels, glTF translations) puts every joint on its point however the links
+stretch.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from twig.bodies.humanoid import NODE_NAMES, add_humanoid
-from twig.export.rotations import basis, carried_twist
+from twig.export.rotations import basis, carried_twist, settled_twist
 from twig.physics import PhysicsWorld
 
 POINTS = (*NODE_NAMES, "hips")
@@ -72,8 +75,16 @@ and their twist follows the plane of the bend; the neck is a ball joint whose tw
 carried along with the chest."""
 
 BEND_BLEND = 0.03
-"""Below a bend of about 10 degrees (sin^2 = 0.03) a limb's twist comes more from the previous
-frame than from the plane of its bend, which vanishes when the limb is straight."""
+"""In choosing the sign of a limb's bend normal: below a bend of about 10 degrees (sin^2 =
+0.03) the twist it is compared with comes more from the previous frame than from the plane
+of its bend, which vanishes when the limb is straight."""
+
+TWIST_SETTLE = 0.01
+"""Seconds a fully bent limb's twist takes to follow the plane of its bend (1/sin(bend)
+times longer for a limb bent less), see :func:`chain_twists`."""
+
+FRAME_TIME = 1.0 / 60.0
+"""Seconds between frames unless told otherwise: twig's tick, at which a world records."""
 
 END_SITES = {"Head": (0.0, 0.065, 0.0), "LeftHand": "hand", "RightHand": "hand",
              "LeftFoot": (0.0, -0.02, 0.11), "RightFoot": (0.0, -0.02, 0.11)}
@@ -127,12 +138,23 @@ class Skeleton:
 
 @dataclass(frozen=True)
 class Pose:
-    """A skeleton posed over F frames: ``root`` (F, 3) Hips position, metres; ``world`` and
-    ``local`` (F, J, 3, 3) joint rotations in the world and relative to the parent."""
+    """A skeleton posed over F frames.
 
-    root: np.ndarray
+    ``world`` and ``local`` (F, J, 3, 3) joint rotations in the world and relative to the
+    parent; ``offsets`` (F, J, 3) metres, each joint's position relative to its parent in the
+    parent's rotated frame (``R_parent^T (p - p_parent)``; the root's: its world position),
+    which is the skeleton's rest offset wherever the links between the joints' points hold
+    their rest lengths.
+    """
+
     world: np.ndarray
     local: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def root(self) -> np.ndarray:
+        """(F, 3) the Hips position, metres."""
+        return self.offsets[:, 0]
 
 
 def _parents() -> np.ndarray:
@@ -173,51 +195,67 @@ def rest_skeleton(height: float, preset: str = "adult") -> Skeleton:
     return Skeleton(nodes[0], parents, rest, offsets, frames, ends)
 
 
-def pose(skeleton: Skeleton, nodes: np.ndarray) -> Pose:
-    """Pose ``skeleton`` on node positions ``nodes`` (F, 16, 3) in :data:`NODE_NAMES` order.
+def pose(skeleton: Skeleton, nodes: np.ndarray, frame_time: float = FRAME_TIME) -> Pose:
+    """Pose ``skeleton`` on node positions ``nodes`` (F, 16, 3) in :data:`NODE_NAMES` order,
+    sampled every ``frame_time`` seconds.
 
     World rotations take each rest bone frame to the current one (``R = B B_rest^T``), so a
-    joint's children land on their nodes up to the links' stretch.
+    joint's children lie along its bone as they do at rest; the offsets place every joint on
+    its point exactly, however much the links stretch.
     """
-    frames = bone_frames(nodes)
+    frames = bone_frames(nodes, frame_time)
     world = frames @ np.swapaxes(skeleton.rest_frames, -1, -2)
-    parent_world = world[:, np.maximum(skeleton.parents, 0)]
+    parents = np.maximum(skeleton.parents, 0)
+    parent_world = world[:, parents]
     local = np.swapaxes(parent_world, -1, -2) @ world
-    local[:, skeleton.parents < 0] = world[:, skeleton.parents < 0]
-    return Pose(joint_positions(nodes)[:, 0], world, local)
+    at = joint_positions(nodes)
+    offsets = np.einsum("fjki,fjk->fji", parent_world, at - at[:, parents])
+    is_root = skeleton.parents < 0
+    local[:, is_root] = world[:, is_root]
+    offsets[:, is_root] = at[:, is_root]
+    return Pose(world, local, offsets)
 
 
 def _vec(p: np.ndarray, pair: tuple[str, str]) -> np.ndarray:
     return p[:, _N[pair[1]]] - p[:, _N[pair[0]]]
 
 
-def bone_frames(nodes: np.ndarray) -> np.ndarray:
-    """Bone frames (F, J, 3, 3) of humanoid node positions (F, 16, 3): columns are the bone
-    axis, the twist direction and their cross product."""
+def bone_frames(nodes: np.ndarray, frame_time: float = FRAME_TIME) -> np.ndarray:
+    """Bone frames (F, J, 3, 3) of humanoid node positions (F, 16, 3) sampled every
+    ``frame_time`` seconds: columns are the bone axis, the twist direction and their cross
+    product."""
     p = points(nodes)
     frames = np.empty((len(p), len(JOINTS), 3, 3))
     index = {name: i for i, name in enumerate(JOINT_NAMES)}
     for i, (_, _, _, axis, twist) in enumerate(JOINTS):
         if not isinstance(twist, str):
             frames[:, i] = basis(_vec(p, axis), _vec(p, twist))
-    twists = chain_twists(p, {c: frames[:, index[CHAINS[c][3]]] for c in CHAINS})
+    twists = chain_twists(p, {c: frames[:, index[CHAINS[c][3]]] for c in CHAINS},
+                          frame_time)
     for i, (_, _, _, axis, twist) in enumerate(JOINTS):
         if isinstance(twist, str):
             frames[:, i] = basis(_vec(p, axis), twists[twist])
     return frames
 
 
-def chain_twists(p: np.ndarray, parent_frames: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def chain_twists(p: np.ndarray, parent_frames: dict[str, np.ndarray],
+                 frame_time: float) -> dict[str, np.ndarray]:
     """Twist direction (F, 3) of each chain of :data:`CHAINS`, perpendicular to its upper
-    bone, from the positions ``p`` (F, 17, 3) of :data:`POINTS` and the parent bones' frames.
+    bone, from the positions ``p`` (F, 17, 3) of :data:`POINTS` sampled every ``frame_time``
+    seconds and the parent bones' frames.
 
-    The first frame starts from the body reference (the hip or shoulder line). Each later
-    frame starts from the previous twist carried along by the parent bone's rotation since
-    then; a hinged limb then takes the normal of the plane of its bend, with the sign that
-    agrees with that carried twist, in proportion to how much it bends (see
-    :func:`~twig.export.rotations.carried_twist`). A straight limb so keeps the twist it had
-    and a bending one follows its elbow or knee, with no flip when the limb straightens or
-    bends backwards.
+    A hinged limb's twist is the normal of the plane of its bend. That plane is lost when the
+    limb straightens and may come back turned (an arm swinging nearly straight bends its
+    elbow a little sideways, then a little forwards), so the twist is settled over the whole
+    track (:func:`~twig.export.rotations.settled_twist`): it lies in the bend's normal in
+    proportion to how much the limb bends and turns from one bend to the next while the limb
+    is nearly straight, taking about :data:`TWIST_SETTLE` / sin(bend) seconds, instead of
+    swinging round in the two or three frames in which the bend comes back. The sign of each
+    frame's normal is the one that agrees with the twist carried along from the previous
+    frame by the parent bone (:func:`~twig.export.rotations.carried_twist`), so a limb that
+    straightens or bends backwards does not flip. The neck, which does not bend, and a limb
+    that never bends keep the body reference (the hip or shoulder line) carried along by
+    the parent bone.
     """
     names = list(CHAINS)
     upper = np.stack([_vec(p, CHAINS[c][:2]) for c in names], axis=1)
@@ -228,5 +266,8 @@ def chain_twists(p: np.ndarray, parent_frames: dict[str, np.ndarray]) -> dict[st
     parent = np.stack([parent_frames[c] for c in names], axis=1)
     carried = parent[1:] @ np.swapaxes(parent[:-1], -1, -2)
     start = np.stack([_vec(p[:1], CHAINS[c][4])[0] for c in names])
-    out = carried_twist(upper, start, bend, carried, BEND_BLEND)
+    causal = carried_twist(upper, start, bend, carried, BEND_BLEND)
+    sign = np.where(np.sum(bend * causal, axis=-1, keepdims=True) < 0.0, -1.0, 1.0)
+    reference = carried_twist(upper, start, None, carried)
+    out = settled_twist(upper, reference, sign * bend, (TWIST_SETTLE / frame_time) ** 2)
     return dict(zip(names, np.swapaxes(out, 0, 1), strict=True))

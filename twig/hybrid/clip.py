@@ -197,7 +197,7 @@ def load_clip(path: str | PathLike, name: str | None = None, loop: bool = False,
 
 def save_clip(clip: Clip, path: str | PathLike) -> Path:
     """Write ``clip`` as a BVH file with twig's exporter (joints Hips, Spine, Chest...,
-    centimetres, ZXY); returns the path."""
+    centimetres, ZXY, a rigid skeleton); returns the path."""
     from twig.export.bvh import bvh_text
     from twig.export.files import as_path, write_files
     from twig.export.recording import RecordedBody
@@ -206,8 +206,10 @@ def save_clip(clip: Clip, path: str | PathLike) -> Path:
     body = RecordedBody(clip.name, "humanoid", {"height": clip.height, "preset": clip.preset},
                         NODE_NAMES, np.arange(len(NODE_NAMES)))
     t = np.arange(clip.frames) / clip.fps
-    head, motion = bvh_text(body, t, np.array(clip.nodes), 1.0 / clip.fps, None).split(
-        "Frame Time:", 1)
+    # A rigid skeleton: clips are read back at the figure's rest lengths (retargeting keeps
+    # bone directions only), and the files stay small.
+    head, motion = bvh_text(body, t, np.array(clip.nodes), 1.0 / clip.fps, None,
+                            stretch=False).split("Frame Time:", 1)
     frame_time, rows = motion.split("\n", 1)
     short = "\n".join(" ".join(f"{float(v):.3f}".rstrip("0").rstrip(".") for v in row.split())
                       for row in rows.splitlines())
