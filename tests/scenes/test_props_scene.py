@@ -43,7 +43,8 @@ def _scene(tmp_path, text):
 
 
 @pytest.mark.parametrize("text, expected", [
-    ('[[object]]\ntype = "carousel"\nname = "m"', r"#1 \('m'\): field 'type': unknown type 'carousel'"),
+    ('[[object]]\ntype = "carousel"\nname = "m"',
+     r"#1 \('m'\): field 'type': unknown type 'carousel'"),
     ('[[object]]\ntype = "chair"\nname = "c"\nposition = [0, 0, 0]\nseat_height = "high"',
      r"#1 \(chair\): field 'seat_height': expected a number"),
     ('[[object]]\ntype = "table"\nname = "t"\nposition = [0, 0, 0]\nlegs = 3',
