@@ -225,9 +225,12 @@ class Tracking(Controller):
         dt = sup.world.dt
         self.elapsed += dt
         p = self.player
-        p.advance(dt)
         pos, vel, mass = sup.positions(), sup.velocities(), sup.masses()
+        # The nodes are where the clip was at its clock's time (they were driven or tracked
+        # to it last tick): compare them with the clip then, so that on the first tick after a
+        # hand-over there is nothing to correct and every node goes on as it was moving.
         target, target_vel = p.target(), p.target_velocity(dt)
+        p.advance(dt)
         balanced = sup.supported() and sup.tilt_deg() < self.UPRIGHT_DEG
         if not balanced:  # only the pose's shape: the clip turned onto the body as it is
             target = _onto(target, pos, mass)
