@@ -26,6 +26,12 @@ WINDOW_FRAMES, WINDOW_FPS = 15, 30.0
 WINDOW_SECONDS = WINDOW_FRAMES / WINDOW_FPS
 
 
+def finished(t: float, seconds: float) -> bool:
+    """Whether a blend of ``seconds`` is over ``t`` s after it began. The tolerance absorbs
+    the rounding of a clock that adds up ticks (30 ticks of 1/60 s make 0.49999999999999994)."""
+    return t >= seconds * (1.0 - 1e-9)
+
+
 def smoothstep(u: float) -> float:
     """``3u^2 - 2u^3`` for u clamped to [0, 1]: 0 to 1 with zero slope at both ends."""
     u = min(max(u, 0.0), 1.0)
@@ -54,7 +60,7 @@ class OffsetBlend:
         return h00 * self.d0 + (h10 * self.seconds) * self.v0
 
     def done(self, t: float) -> bool:
-        return t >= self.seconds
+        return finished(t, self.seconds)
 
 
 class LinkSettle:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from twig.bodies.frames import pelvis_frame
-from twig.hybrid.blend import OffsetBlend, smoothstep
+from twig.hybrid.blend import OffsetBlend, finished, smoothstep
 from twig.hybrid.clip import Clip
 from twig.hybrid.similarity import heading, root, yaw_matrix
 from twig.motor.state import SIT
@@ -175,7 +175,7 @@ class ClipPlayer(Controller):
             old.advance(dt)
             w = smoothstep(self.blend_t / seconds)
             p = (1.0 - w) * old.pose_now(dt) + w * p
-            if self.blend_t >= seconds:
+            if finished(self.blend_t, seconds):
                 self.fade = None
         return p
 
