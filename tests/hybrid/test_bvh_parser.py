@@ -61,6 +61,15 @@ def test_truncated_motion_names_the_line():
     assert msg.startswith("bad.bvh:20: expected 9 channel values in frame 2, got 6")
 
 
+@pytest.mark.parametrize("channels", ["Zrotation Xrotation Zrotation",
+                                      "Zrotation Xrotation zROTATION"])
+def test_a_rotation_axis_given_twice_names_the_line(channels):
+    msg = _error(SIMPLE.replace("CHANNELS 3 Zrotation Xrotation Yrotation",
+                                f"CHANNELS 3 {channels}"))
+    assert msg.startswith("bad.bvh:9: expected a channel named once")
+    assert msg.endswith(f"got {channels.split()[2]!r}")
+
+
 def test_a_missing_brace_or_keyword_names_the_line():
     assert _error(SIMPLE.replace("  JOINT Spine\n  {", "  JOINT Spine\n")).startswith(
         "bad.bvh:8: expected '{'")
@@ -136,3 +145,20 @@ def test_a_damaged_file_fails_only_with_a_bvh_error_naming_a_line(case, data):
     except BvhError as e:
         assert str(e).startswith("d.bvh:")
         assert str(e).split(":")[1].isdigit()
+
+
+@settings(max_examples=150, deadline=None)
+@given(hierarchies(), st.data())
+def test_a_truncated_file_always_fails_with_a_bvh_error_naming_a_line(case, data):
+    """Cut anywhere before the start of its last number, a valid file is never valid: the
+    parser says so with a BvhError naming a line of what it was given, never another
+    exception."""
+    text = case[0]
+    last = len(text.rstrip()) - len(text.rstrip().split()[-1])
+    cut = data.draw(st.integers(0, last - 1))
+    truncated = text[:cut]
+    with pytest.raises(BvhError) as e:
+        parse_bvh(truncated, "cut.bvh")
+    where = str(e.value).split(":")
+    assert where[0] == "cut.bvh"
+    assert 1 <= int(where[1]) <= max(1, len(truncated.splitlines()))

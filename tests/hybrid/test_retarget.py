@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from twig.bodies.humanoid import NODE_NAMES
-from twig.hybrid import RetargetError, library_clip, parse_bvh, retarget
+from twig.hybrid import RetargetError, library_clip, load_clip, parse_bvh, retarget
 from twig.hybrid.library import library_folder
 from twig.hybrid.retarget import BONES, rest_nodes
 
@@ -47,26 +47,80 @@ def test_other_naming_schemes_and_units_retarget_to_the_same_motion(names, prefi
     np.testing.assert_allclose(nodes, library_clip("walk").nodes, atol=1e-6)
 
 
+def _line(text: str, joint: str) -> int:
+    """The line (from 1) on which ``joint`` is declared in BVH ``text``."""
+    return next(n for n, line in enumerate(text.splitlines(), start=1)
+                if line.split()[1:2] == [joint] and line.split()[0] in ("ROOT", "JOINT"))
+
+
 def test_a_custom_map_names_joints_the_defaults_miss():
     text = _rename(WALK, {"LeftForeArm": "lelb", "RightHand": "rwrist_x"})
     bvh = parse_bvh(text, "custom.bvh")
     with pytest.raises(RetargetError) as e:
         retarget(bvh)
     msg = str(e.value)
-    assert msg.startswith("custom.bvh: no joint for 2 humanoid nodes")
-    assert "l_elbow (tried LeftForeArm, LeftLowArm, LeftLowerArm)" in msg
-    assert "r_hand (tried RightHand, RightWrist)" in msg
+    assert msg.startswith(f"custom.bvh:{_line(text, 'LeftArm')}: the hierarchy has no joint "
+                          "for 2 humanoid nodes")
+    assert ("l_elbow (tried LeftForeArm, LeftLowArm, LeftLowerArm; expected below 'LeftArm', "
+            f"line {_line(text, 'LeftArm')})") in msg
+    assert (f"r_hand (tried RightHand, RightWrist; expected below 'RightForeArm', line "
+            f"{_line(text, 'RightForeArm')})") in msg
     nodes = retarget(bvh, joint_map={"l_elbow": "lelb", "r_hand": "rwrist_x"})
     np.testing.assert_allclose(nodes, library_clip("walk").nodes, atol=1e-12)
     with pytest.raises(RetargetError, match="'elbow' is not a node"):
         retarget(bvh, joint_map={"elbow": "lelb"})
+    with pytest.raises(RetargetError, match=r"l_elbow \(tried lower_arm; expected below"):
+        retarget(bvh, joint_map={"l_elbow": "lower_arm", "r_hand": "rwrist_x"})
 
 
 def test_a_file_missing_joints_lists_every_missing_node():
     text = WALK.replace("LeftUpLeg", "LThighBone").replace("Head\n", "Skull\n")
     with pytest.raises(RetargetError) as e:
         retarget(parse_bvh(text, "few.bvh"))
-    assert "head (tried Head)" in str(e.value) and "l_hip (tried LeftUpLeg" in str(e.value)
+    msg = str(e.value)
+    assert msg.startswith(f"few.bvh:{_line(text, 'Neck')}: the hierarchy has no joint for 2")
+    assert f"head (tried Head; expected below 'Neck', line {_line(text, 'Neck')})" in msg
+    assert f"l_hip (tried LeftUpLeg, LeftThigh, LeftUpperLeg, LeftHip; expected below " \
+        f"'Hips', line {_line(text, 'Hips')})" in msg
+
+
+def _skeleton(joints: list[tuple[str, str | None]]) -> str:
+    """BVH text of joints (name, parent name; parents first), every bone 10 units up, two
+    frames at rest."""
+    def block(name: str, depth: int) -> list[str]:
+        pad = "  " * depth
+        chans = "6 Xposition Yposition Zposition" if depth == 0 else "3"
+        out = [f"{pad}{'ROOT' if depth == 0 else 'JOINT'} {name}", f"{pad}{{",
+               f"{pad}  OFFSET 0 {0 if depth == 0 else 10} 0",
+               f"{pad}  CHANNELS {chans} Zrotation Xrotation Yrotation"]
+        for child, parent in joints:
+            if parent == name:
+                out += block(child, depth + 1)
+        return [*out, f"{pad}}}"]
+
+    channels = 3 + 3 * len(joints)
+    frame = " ".join(["0"] * channels)
+    return "\n".join(["HIERARCHY", *block(joints[0][0], 0), "MOTION", "Frames: 2",
+                      "Frame Time: 0.0333333", frame, frame]) + "\n"
+
+
+def test_a_hierarchy_without_arms_names_the_file_the_line_and_every_missing_joint(tmp_path):
+    legs = [(f"{s}{j}", f"{s}{p}" if p else "Hips") for s in ("Left", "Right")
+            for j, p in (("UpLeg", None), ("Leg", "UpLeg"), ("Foot", "Leg"))]
+    text = _skeleton([("Hips", None), ("Chest", "Hips"), ("Neck", "Chest"), ("Head", "Neck"),
+                      *legs])
+    path = tmp_path / "armless.bvh"
+    path.write_text(text)
+    with pytest.raises(RetargetError) as e:
+        load_clip(path)
+    msg = str(e.value)
+    chest = _line(text, "Chest")
+    assert msg.startswith(f"{path}:{chest}: the hierarchy has no joint for 6 humanoid nodes: ")
+    for side in ("l", "r"):
+        for node in ("shoulder", "elbow", "hand"):
+            assert f"{side}_{node} (tried " in msg
+    assert msg.count(f"expected below 'Chest', line {chest})") == 6
+    assert msg.endswith("Give them in a joint map: {node: joint name}")
 
 
 def test_a_child_plays_the_adult_clip_with_its_own_bone_lengths():

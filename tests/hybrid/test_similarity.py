@@ -1,11 +1,15 @@
-"""Eq. 1: weighted position and velocity differences, translation and facing excluded."""
+"""Eq. 1: weighted position and velocity differences, translation and facing excluded; a
+kinematic controller bids for control when the character is that close to one of its frames."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import twig
 from twig.bodies.humanoid import NODE_NAMES
-from twig.hybrid import library_clip, similarity
+from twig.hybrid import library_clip, play_clip, similarity, supervisor
+from twig.hybrid.controllers import MotorControl
 from twig.hybrid.similarity import VELOCITY_WEIGHT, WEIGHTS, features, yaw_matrix
 
 W = dict(zip(NODE_NAMES, WEIGHTS, strict=True))
@@ -47,3 +51,41 @@ def test_lying_is_far_from_standing_and_a_walk_frame_is_found_in_the_walk():
     assert frame == 7 and s < 1e-9
     _, lying = walk.best_frame(rec.nodes[0], rec.velocities[0])
     assert lying > 0.3
+
+
+@pytest.mark.parametrize(("clip", "frame", "lift", "threshold", "bids"), [
+    ("walk", 9, 0.0, 0.25, True),          # on the frame, turned and moved: similarity 0
+    ("walk", 9, 0.2, 0.25, True),          # 20 cm higher: similarity 0.2 m, under 0.25
+    ("walk", 9, 0.3, 0.25, False),         # 30 cm higher: 0.3 m, over it
+    ("walk", 9, 0.3, 0.35, True),          # ... under a looser threshold
+    ("fall-recovery", 0, 0.0, 0.25, False),  # lying on the ground: far from every walk frame
+])
+def test_a_clip_bids_for_control_when_the_pose_is_near_one_of_its_frames(
+        clip, frame, lift, threshold, bids):
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    seen = []
+    world.events.subscribe(seen.append, types=["controller"])
+    play_clip(kid, "walk", loops=0, threshold=threshold)  # the user's clip
+    sup = supervisor(kid)
+    walk = sup.goal
+    sup.switch(MotorControl(), "a dynamic controller has the character")
+    # The character's pose and velocities: a frame, turned and moved on the ground, lifted.
+    source = walk.fitted(sup) if clip == "walk" else library_clip(clip)
+    turn = yaw_matrix(0.8)
+    pos = source.nodes[frame] @ turn.T + (2.0, lift, -3.0)
+    world.node_pos[kid.nodes] = pos
+    world.node_prev[kid.nodes] = pos - (source.velocities[frame] @ turn.T) * world.dt
+    best, s = walk.match(sup)
+    if clip == "walk":
+        assert best == frame and s == pytest.approx(lift, abs=1e-9)
+    assert (walk.precondition(sup) is not None) == bids == (s < threshold)
+    world.step()  # the supervisor arbitrates (and the clip, if it took over, plays a tick)
+    if bids:
+        assert sup.active is walk and seen[-1]["reason"] == "similar to the clip"
+        assert seen[-1]["transition"] == "dynamic->kinematic"
+        # It plays on from the frame it matched (half a 30 fps frame a tick).
+        assert walk.t == pytest.approx((frame + 0.5) / walk.clip.fps)
+    else:  # motor control keeps it (or, lying, hands it to the rag doll): no bid
+        assert sup.active is not walk
+        assert not [e for e in seen if e["reason"] == "similar to the clip"]

@@ -8,6 +8,8 @@ import twig
 from twig.bodies.humanoid import NODE_NAMES
 from twig.hybrid import library_clip, play_clip, set_passive, supervisor
 from twig.hybrid.blend import BLEND_SECONDS, WINDOW_FPS, WINDOW_FRAMES
+from twig.hybrid.controllers import Tracking
+from twig.physics import flags
 
 POP = 0.01
 """A blend may move a node at most this much (m) in one tick (1/60 s) beyond the fastest
@@ -63,6 +65,7 @@ def test_dynamic_to_kinematic_blends_over_half_a_second_without_a_pop():
     fresh.step(29)
     assert p.offset is not None and np.abs(fresh.node_pos[other.nodes] - p.target()).max() > 1e-3
     fresh.step(1)
+    assert p.offset is None
     np.testing.assert_allclose(fresh.node_pos[other.nodes], p.target(), atol=1e-9)
 
 
@@ -75,40 +78,86 @@ def test_kinematic_to_kinematic_blends_over_15_frames_at_30_fps():
     play_clip(kid, "run", loops=0)
     run = supervisor(kid).active
     assert seen[-1][1]["transition"] == "kinematic->kinematic"
-    path = _run(world, kid, 45)
+    ticks = round(WINDOW_FRAMES / WINDOW_FPS / world.dt)
+    assert ticks == 30  # 0.5 s at twig's 60 Hz
+    path = _run(world, kid, ticks - 1)
+    # Still blending one tick before 0.5 s: the nodes are between the clips (measured
+    # 3.6 mm off the run's pose; 7.5 cm five ticks earlier).
+    assert run.fade is not None
+    assert np.abs(world.node_pos[kid.nodes] - run.target()).max() > 1e-3
+    path = np.concatenate([path, _run(world, kid, 1)[1:]])
+    # At 0.5 s the blend is over and every node is on the new clip.
+    assert run.fade is None
+    np.testing.assert_allclose(world.node_pos[kid.nodes], run.target(), rtol=0, atol=1e-9)
+    path = np.concatenate([path, _run(world, kid, 15)[1:]])
+    # No pop: no node moves in a tick more than the faster clip's fastest node (7 cm) plus
+    # POP, and no kink beyond what the clips have themselves.
     steps = np.linalg.norm(np.diff(path, axis=0), axis=-1)
     assert steps.max() < max(_own_step("walk"), _own_step("run")) + POP
     jerk = np.linalg.norm(np.diff(path, 2, axis=0), axis=-1).max(axis=1)
     own = np.linalg.norm(np.diff(np.array([run.target(t) for t in run.t - np.arange(
         45, -1, -1) / 60]), 2, axis=0), axis=-1).max()
-    assert jerk.max() < own + 0.02  # no kink beyond what the clips have themselves
-    assert run.fade is None and np.abs(world.node_pos[kid.nodes] - run.target()).max() < 1e-9
+    assert jerk.max() < own + 0.02
+
+
+def _touching(world, body) -> set[int]:
+    """Nodes of ``body`` (0-15) in a contact of the last tick: a volume of it touching
+    another body, or resting on a ground plane."""
+    c, vols = world.contacts, world.volumes
+    out = {int(i) for i in np.flatnonzero(world.node_flags[body.nodes] & flags.GROUNDED)}
+    for row in c.involving(body.id):
+        mine = c.volume_a[row] if c.body_a[row] == body.id else c.volume_b[row]
+        ends = vols["nodes"][np.flatnonzero(vols["id"] == mine)[0]]
+        out |= {int(n) - body.nodes.start for n in ends
+                if body.nodes.start <= n < body.nodes.stop}
+    return out
 
 
 def test_kinematic_to_dynamic_on_contact_keeps_every_nodes_velocity():
     world = twig.World(seed=0)
     kid = world.add_humanoid("kid")
     world.add_ball("pebble", position=(0.08, 0.05, 1.2), radius=0.05, mass=0.1)
+    rest = world.link_min.copy()
     seen = _events(world)
     play_clip(kid, "walk", loops=0)
-    path = _run(world, kid, 120)
+    sup = supervisor(kid)
+    handed = []  # every node's Verlet velocity right after the hand-over, before physics
+
+    def after_the_supervisor():
+        if isinstance(sup.active, Tracking) and not handed:
+            handed.append(sup.velocities().copy())
+
+    world.on_tick_start.append(after_the_supervisor)
+    path, touching = [world.node_pos[kid.nodes].copy()], []
+    for _ in range(120):
+        world.step()
+        path.append(world.node_pos[kid.nodes].copy())
+        touching.append(_touching(world, kid))
     hand_over = [t for t, e in seen if e["transition"] == "kinematic->dynamic"]
     assert hand_over and seen[1][1]["reason"] == "contact with pebble"
     k = hand_over[0]  # path[k] is where the switch tick started, path[k + 1] where it ended
-    v = np.diff(path, axis=0) * 60
+    v = np.diff(np.array(path), axis=0) * 60
+    # The hand-over itself: each node's velocity is the clip's over the last tick, exactly.
+    np.testing.assert_allclose(handed[0], v[k - 1], rtol=0, atol=1e-9)
+    # Across the first tick of physics: the struck shin (the pebble met it in the tick that
+    # triggered the switch) and the stance foot on the ground may be pushed by their
+    # contacts; every other node goes on with its velocity. Measured: 3.8 cm/s at most
+    # (r_hip, through the struck knee's hinge), 2 cm/s or less elsewhere; the touching nodes
+    # 7 cm/s (r_knee), 5 (r_foot), 3.3 (l_foot on the ground).
+    struck = touching[k - 1] | touching[k]
+    names = {NODE_NAMES[n] for n in struck}
+    assert {"r_knee", "r_foot"} <= names and names <= {"r_knee", "r_foot", "l_foot"}
     change = np.linalg.norm(v[k] - v[k - 1], axis=1)
-    clip_own = np.linalg.norm(np.diff(v[:k], axis=0), axis=-1).max()
-    assert change.max() < clip_own  # no bigger than the clip's own changes tick to tick
-    # Away from the struck leg (whose foot really is pushed back by the pebble now that it
-    # has mass), every node keeps its velocity within 0.6 m/s: gravity, the tracking
-    # controller's first push, and links with the clip's stretch settling.
-    struck = [NODE_NAMES.index(n) for n in ("r_knee", "r_foot")]
-    assert np.delete(change, struck).max() < 0.6
+    assert np.delete(change, sorted(struck)).max() < 0.05
+    assert change[sorted(struck)].max() < 0.15
     mass = 1 / world.node_inv_mass[kid.nodes]
     momentum = [(mass[:, None] * v[i]).sum(axis=0) / mass.sum() for i in (k - 1, k)]
-    dv = momentum[1] - momentum[0]
-    assert np.hypot(dv[0], dv[2]) < 0.05  # momentum carries over
-    assert np.linalg.norm(dv) < 9.81 / 60 + 0.02  # at most one tick of gravity more
+    # Momentum carries over (measured: 4 mm/s; the tracking controller holds the weight
+    # as the stance foot did, so not even a tick of gravity is lost).
+    assert np.linalg.norm(momentum[1] - momentum[0]) < 0.01
+    # The clip's breath (shoulder braces 6 mm off their rest) settles over 0.5 s, and the
+    # links are the figure's own again.
+    np.testing.assert_array_equal(world.link_min, rest)
 
 
 def test_a_passive_object_does_not_switch_the_clip_to_physics():

@@ -10,6 +10,9 @@ own position and velocity, so nothing jumps, and ends on the clip with zero slop
 Kinematic to kinematic: "we blend the motions over a window of 15 frames based on a 30 frames
 per second sampling rate": both clips play through the window and the weight of the new one
 rises smoothly (smoothstep) from 0 to 1.
+
+Kinematic to dynamic (DANCE 2.6) keeps every node's velocity, but a clip's pose need not hold
+the figure's links (:class:`LinkSettle`): they relax to their rest lengths over the same 0.5 s.
 """
 
 from __future__ import annotations
@@ -21,6 +24,12 @@ BLEND_SECONDS = 0.5
 WINDOW_FRAMES, WINDOW_FPS = 15, 30.0
 """Kinematic to kinematic blend window: 15 frames at 30 frames per second (DANCE 2.7)."""
 WINDOW_SECONDS = WINDOW_FRAMES / WINDOW_FPS
+
+
+def finished(t: float, seconds: float) -> bool:
+    """Whether a blend of ``seconds`` is over ``t`` s after it began. The tolerance absorbs
+    the rounding of a clock that adds up ticks (30 ticks of 1/60 s make 0.49999999999999994)."""
+    return t >= seconds * (1.0 - 1e-9)
 
 
 def smoothstep(u: float) -> float:
@@ -51,4 +60,54 @@ class OffsetBlend:
         return h00 * self.d0 + (h10 * self.seconds) * self.v0
 
     def done(self, t: float) -> bool:
-        return t >= self.seconds
+        return finished(t, self.seconds)
+
+
+class LinkSettle:
+    """A figure's rigid links relaxing from the lengths a clip gave them to their rest
+    lengths, after a kinematic to dynamic switch (DANCE 2.6).
+
+    A clip drives every node, so its pose need not hold the figure's links: the library's
+    clips breathe (the shoulders rise on their braces, as twig's respiration makes them) and
+    linear interpolation between frames shortens a swinging limb by a millimetre or two. The
+    physics would snap each link back within the first tick, a velocity jump of (length
+    error) / dt: about 0.3 m/s at the shoulders for the walk's 6 mm breath. Instead each link
+    starts at its length in the pose and returns to ``rest`` along smoothstep over
+    ``seconds``, so the pose settles with no jump in any node's velocity. A length that
+    another system sets meanwhile (twig's respiration actuates the shoulder braces each tick
+    once motor control is back) becomes the one settled to.
+
+    Parameters
+    ----------
+    world
+        The physics world (a :class:`~twig.physics.PhysicsWorld`).
+    ids : (L,) int64
+        Permanent ids of the rigid links (rows move when other bodies go).
+    rest : (L,) float64
+        Lengths to settle to, metres.
+    seconds
+        How long the settling takes, s.
+    """
+
+    def __init__(self, world, ids: np.ndarray, rest: np.ndarray,
+                 seconds: float = BLEND_SECONDS) -> None:
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.rest = np.array(rest, dtype=np.float64)
+        a, b = world.link_nodes[world.link_rows(self.ids)].T
+        self.start = np.linalg.norm(world.node_pos[a] - world.node_pos[b], axis=1)
+        self.seconds = seconds
+        self.t = 0.0
+        self.written: np.ndarray | None = None
+
+    def step(self, world) -> bool:
+        """Set this tick's rest lengths (the pose's own on the first tick); False once the
+        links are back at ``rest``."""
+        rows = world.link_rows(self.ids)
+        if self.written is not None:
+            now = world.link_min[rows]
+            self.rest = np.where(now != self.written, now, self.rest)
+        w = smoothstep(self.t / self.seconds)
+        self.written = self.start + w * (self.rest - self.start)
+        world.set_link_rest(rows, self.written)
+        self.t += world.dt
+        return w < 1.0

@@ -14,7 +14,7 @@ the file's units, vectorised over frames.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 
@@ -51,6 +51,8 @@ class Bvh:
         in degrees.
     frame_time
         Seconds per frame.
+    lines
+        (J,) line of the file (from 1) on which each joint is declared (for messages).
     source
         The file name (for messages).
     """
@@ -62,6 +64,7 @@ class Bvh:
     end_sites: dict[int, np.ndarray]
     motion: np.ndarray
     frame_time: float
+    lines: tuple[int, ...]
     source: str = "<bvh>"
 
     @property
@@ -93,8 +96,9 @@ class _Tokens:
             self.items.extend((m.group(), n) for m in _TOKEN.finditer(line))
 
     def error(self, expected: str, got: str | None = None, line: int | None = None) -> BvhError:
-        if line is None:
-            line = self.items[self.pos][1] if self.pos < len(self.items) else len(self.lines)
+        if line is None:  # at the end of the file: its last line (line 1 of an empty one)
+            line = self.items[self.pos][1] if self.pos < len(self.items) \
+                else max(len(self.lines), 1)
         if got is None:
             got = repr(self.items[self.pos][0]) if self.pos < len(self.items) else "end of file"
         return BvhError(f"{self.source}:{line}: expected {expected}, got {got}")
@@ -135,38 +139,46 @@ def parse_bvh(text: str, source: str = "<bvh>") -> Bvh:
     """
     tok = _Tokens(text, source)
     tok.take("HIERARCHY")
-    names: list[str] = []
-    parents: list[int] = []
-    offsets: list[tuple[float, float, float]] = []
-    channels: list[tuple[str, ...]] = []
-    ends: dict[int, np.ndarray] = {}
+    joints = _Joints()
     tok.take("ROOT")
-    _joint(tok, -1, names, parents, offsets, channels, ends)
+    _joint(tok, -1, joints)
     if tok.peek().upper() != "MOTION":
         raise tok.error("'MOTION' after the hierarchy's closing brace")
-    motion, frame_time = _motion(tok, sum(len(c) for c in channels))
-    return Bvh(tuple(names), np.array(parents, dtype=np.int64),
-               np.array(offsets, dtype=np.float64).reshape(-1, 3), tuple(channels), ends,
-               motion, frame_time, source)
+    motion, frame_time = _motion(tok, sum(len(c) for c in joints.channels))
+    return Bvh(tuple(joints.names), np.array(joints.parents, dtype=np.int64),
+               np.array(joints.offsets, dtype=np.float64).reshape(-1, 3),
+               tuple(joints.channels), joints.ends, motion, frame_time, tuple(joints.lines),
+               source)
 
 
-def _joint(tok: _Tokens, parent: int, names: list[str], parents: list[int],
-           offsets: list[tuple[float, float, float]], channels: list[tuple[str, ...]],
-           ends: dict[int, np.ndarray]) -> None:
+@dataclass
+class _Joints:
+    """The hierarchy as it is read: one entry per joint, in file order."""
+
+    names: list[str] = field(default_factory=list)
+    parents: list[int] = field(default_factory=list)
+    offsets: list[tuple[float, ...]] = field(default_factory=list)
+    channels: list[tuple[str, ...]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    ends: dict[int, np.ndarray] = field(default_factory=dict)
+
+
+def _joint(tok: _Tokens, parent: int, joints: _Joints) -> None:
     """One ROOT/JOINT block (its keyword already taken), recursively."""
-    name, _ = tok.take(what="a joint name")
+    name, line = tok.take(what="a joint name")
     if name in ("{", "}"):
         tok.pos -= 1
         raise tok.error("a joint name")
-    if name in names:
+    if name in joints.names:
         tok.pos -= 1
         raise tok.error(f"a joint name not used before (two joints are called {name!r})")
-    index = len(names)
-    names.append(name)
-    parents.append(parent)
+    index = len(joints.names)
+    joints.names.append(name)
+    joints.parents.append(parent)
+    joints.lines.append(line)
     tok.take("{")
     tok.take("OFFSET")
-    offsets.append(tuple(tok.number("an OFFSET number") for _ in range(3)))
+    joints.offsets.append(tuple(tok.number("an OFFSET number") for _ in range(3)))
     tok.take("CHANNELS")
     _, line = tok.items[tok.pos - 1]
     count = tok.number("the number of channels")
@@ -181,18 +193,18 @@ def _joint(tok: _Tokens, parent: int, names: list[str], parents: list[int],
             raise tok.error(f"{'a channel named once' if canonical else 'a channel name'} "
                             f"(one of {', '.join(CHANNEL_NAMES)})")
         found.append(canonical)
-    channels.append(tuple(found))
+    joints.channels.append(tuple(found))
     while True:
         word = tok.peek().upper()
         if word == "JOINT":
             tok.take()
-            _joint(tok, index, names, parents, offsets, channels, ends)
+            _joint(tok, index, joints)
         elif word == "END":
             tok.take()
             tok.take("Site")
             tok.take("{")
             tok.take("OFFSET")
-            ends[index] = np.array([tok.number("an OFFSET number") for _ in range(3)])
+            joints.ends[index] = np.array([tok.number("an OFFSET number") for _ in range(3)])
             tok.take("}")
         elif word == "}":
             tok.take()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from twig.bodies.frames import pelvis_frame
-from twig.hybrid.blend import OffsetBlend, smoothstep
+from twig.hybrid.blend import OffsetBlend, finished, smoothstep
 from twig.hybrid.clip import Clip
 from twig.hybrid.similarity import heading, root, yaw_matrix
 from twig.motor.state import SIT
@@ -175,7 +175,7 @@ class ClipPlayer(Controller):
             old.advance(dt)
             w = smoothstep(self.blend_t / seconds)
             p = (1.0 - w) * old.pose_now(dt) + w * p
-            if self.blend_t >= seconds:
+            if finished(self.blend_t, seconds):
                 self.fade = None
         return p
 
@@ -225,9 +225,12 @@ class Tracking(Controller):
         dt = sup.world.dt
         self.elapsed += dt
         p = self.player
-        p.advance(dt)
         pos, vel, mass = sup.positions(), sup.velocities(), sup.masses()
+        # The nodes are where the clip was at its clock's time (they were driven or tracked
+        # to it last tick): compare them with the clip then, so that on the first tick after a
+        # hand-over there is nothing to correct and every node goes on as it was moving.
         target, target_vel = p.target(), p.target_velocity(dt)
+        p.advance(dt)
         balanced = sup.supported() and sup.tilt_deg() < self.UPRIGHT_DEG
         if not balanced:  # only the pose's shape: the clip turned onto the body as it is
             target = _onto(target, pos, mass)

@@ -63,8 +63,9 @@ def resolve_joint_map(bvh: Bvh, joint_map: Mapping[str, str] | None = None) -> d
     Raises
     ------
     RetargetError
-        A node no joint of the file gives (all such nodes listed, with the names tried), or a
-        map key that is not a humanoid node.
+        A node no joint of the file gives: ``file:line:`` of the joint below which the first
+        of them is expected, then every such node with the names tried and the joint (and
+        line) it is expected below; or a map key that is not a humanoid node.
     """
     given = dict(joint_map or {})
     unknown = sorted(set(given) - set(MAPPED))
@@ -76,19 +77,39 @@ def resolve_joint_map(bvh: Bvh, joint_map: Mapping[str, str] | None = None) -> d
     for i, name in enumerate(bvh.names):
         by_key.setdefault(_key(name), i)
     found: dict[str, int] = {}
-    missing = []
+    tried: dict[str, tuple[str, ...]] = {}
     for node in MAPPED:
         tries = (given[node],) if node in given else DEFAULT_JOINTS[node]
         hit = next((by_key[_key(n)] for n in tries if _key(n) in by_key), None)
         if hit is None:
-            missing.append(f"{node} (tried {', '.join(tries)})")
+            tried[node] = tries
         else:
             found[node] = hit
-    if missing:
-        raise RetargetError(f"{bvh.source}: no joint for {len(missing)} humanoid node"
-                            f"{'s' if len(missing) > 1 else ''}: {'; '.join(missing)}. Give "
-                            "them in a joint map: {node: joint name}")
+    if tried:
+        where = {node: _below(bvh, found, node) for node in tried}
+        listed = "; ".join(f"{node} (tried {', '.join(tries)}; expected below "
+                           f"{bvh.names[where[node]]!r}, line {bvh.lines[where[node]]})"
+                           for node, tries in tried.items())
+        first = bvh.lines[where[next(iter(tried))]]
+        raise RetargetError(f"{bvh.source}:{first}: the hierarchy has no joint for "
+                            f"{len(tried)} humanoid node{'s' if len(tried) > 1 else ''}: "
+                            f"{listed}. Give them in a joint map: {{node: joint name}}")
     return found
+
+
+_PARENT = {b: a for a, b in BONES} | {"l_hip": "hips", "r_hip": "hips",
+                                      "l_shoulder": "chest", "r_shoulder": "chest"}
+"""Node -> the node whose joint a skeleton puts above its joint (arms hang from the chest,
+through a clavicle joint in most files; ``hips`` is the file's root)."""
+
+
+def _below(bvh: Bvh, found: Mapping[str, int], node: str) -> int:
+    """The joint of ``bvh`` below which ``node``'s joint belongs: that of its nearest
+    ancestor in :data:`_PARENT` that the file has, or the file's root."""
+    parent = _PARENT[node]
+    while parent != "hips" and parent not in found:
+        parent = _PARENT[parent]
+    return found[parent] if parent != "hips" else int(np.flatnonzero(bvh.parents < 0)[0])
 
 
 def rest_nodes(height: float = 1.75, preset: str = "adult") -> np.ndarray:

@@ -7,7 +7,8 @@ who has the character, in this order:
    (:class:`~twig.hybrid.controllers.GuardReflex`);
 2. **kinematic to dynamic** (DANCE 2.6): contact with an object that is *active* for this
    character hands a clip over to its dynamic tracking controller, every node keeping its
-   velocity (the clip drove the nodes with their true velocities, so momentum carries over);
+   velocity (the clip drove the nodes with their true velocities, so momentum carries over)
+   and the figure's links settling from the clip's lengths to their own over 0.5 s;
 3. a controller that has **succeeded or failed** hands over to the best controller whose
    pre-condition holds now (**dynamic to dynamic**: a fall's reflex when tracking fails, the
    fall-recovery clip once lying still, twig's motor control once standing);
@@ -31,7 +32,7 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.frames import pelvis_frame
-from twig.hybrid.blend import WINDOW_SECONDS, OffsetBlend
+from twig.hybrid.blend import WINDOW_SECONDS, LinkSettle, OffsetBlend
 from twig.hybrid.controllers import (
     ClipPlayer,
     Controller,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from twig.physics import PhysicsWorld
 
 L_FOOT, R_FOOT, L_HIP, R_HIP = 12, 15, 10, 13
+GROUND_SLACK = 0.01
+"""Metres above a ground plane within which a foot counts as standing on it."""
 RETURN_AFTER = 0.4
 """Seconds a tracking controller keeps the character before its clip may bid again, and
 seconds without active contact needed for it to."""
@@ -92,6 +95,7 @@ class Supervisor:
         self.passive: set[str] = set()
         self.last_active_contact = -math.inf
         self.driven = False
+        self.settle: LinkSettle | None = None
 
     # ------------------------------------------------------------------ the character's state
     @property
@@ -127,9 +131,17 @@ class Supervisor:
         return math.degrees(math.acos(min(max(float(up[1]), -1.0), 1.0)))
 
     def supported(self) -> bool:
-        """A foot touched the ground last tick."""
-        f = self.world.node_flags[self.nodes]
-        return bool((f[[L_FOOT, R_FOOT]] & flags.GROUNDED).any())
+        """A foot is on the ground: it touched a ground plane last tick, or lies within
+        :data:`GROUND_SLACK` of one (the physics grounds only the nodes it moves itself, so
+        a foot that a clip drove last tick has no contact to report)."""
+        feet = np.array([L_FOOT, R_FOOT]) + self.nodes.start
+        w = self.world
+        if (w.node_flags[feet] & flags.GROUNDED).any():
+            return True
+        planes = w.planes
+        gap = w.node_pos[feet] @ planes["normal"].T - planes["offset"] \
+            - w.nodes["radius"][feet, None]
+        return bool((gap < GROUND_SLACK).any())
 
     def hips_height(self) -> float:
         p = self.positions()
@@ -156,10 +168,32 @@ class Supervisor:
         self.driven = True
 
     def release(self) -> None:
-        """End kinematic driving: the nodes move on with the velocity they have."""
+        """End kinematic driving: the nodes move on with the velocity they have.
+
+        That is the clip's: each set-point move of :meth:`drive` left ``node_prev`` at the
+        pose before, so ``(node_pos - node_prev) / dt`` is the clip's velocity over the last
+        tick, exactly. The figure's rigid links then settle from the pose's lengths to their
+        own (:class:`~twig.hybrid.blend.LinkSettle`) instead of snapping back in one tick.
+        """
         if self.driven:
             release_nodes(self.world, np.arange(self.nodes.start, self.nodes.stop))
             self.driven = False
+            self.settle_links()
+
+    def settle_links(self) -> None:
+        """Start the rigid links of the figure settling from their lengths now (a settling
+        still under way keeps the rest lengths it settles to). Runs after twig's motor
+        system in each tick (its hook comes first), so that it has the last word on the
+        shoulder braces that respiration actuates."""
+        w = self.world
+        ends = w.link_nodes
+        mine = ((ends >= self.nodes.start) & (ends < self.nodes.stop)).all(axis=1) \
+            & (w.link_min == w.link_max)
+        rows = np.flatnonzero(mine)
+        ids = w.links["id"][rows]
+        old = self.settle
+        rest = old.rest if old is not None and np.array_equal(old.ids, ids) else w.link_min[rows]
+        self.settle = LinkSettle(w, ids, rest)
 
     def push(self, acc: np.ndarray) -> None:
         """Dynamic: add accelerations (16, 3), m/s^2, to the nodes this tick."""
@@ -229,6 +263,8 @@ class Supervisor:
                 nxt, why = self.bid(a), "similar to the clip"
         if nxt is not None and nxt is not a:
             self.switch(nxt, why)
+        if self.settle is not None and not self.settle.step(self.world):
+            self.settle = None
         self.active.act(self)
         self.check_goal()
 
