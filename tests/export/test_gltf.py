@@ -141,7 +141,7 @@ def test_validator_reports_a_broken_file(scene, gltf_validator, tmp_path):
 
 BONE_CAPSULES = [
     # the bone (from joint, to joint) each capsule rides on, and the link it stands for
-    ("Hips", "Chest", "pelvis", "chest"), ("Chest", "Neck", "chest", "neck"),
+    ("Spine", "Chest", "pelvis", "chest"), ("Chest", "Neck", "chest", "neck"),
     ("Neck", "Head", "neck", "head"), ("LeftUpLeg", "RightUpLeg", "l_hip", "r_hip"),
     ("LeftShoulder", "LeftArm", "l_shoulder", "r_shoulder"),
     ("RightShoulder", "RightArm", "l_shoulder", "r_shoulder"),

@@ -13,8 +13,6 @@ from twig.hybrid.library import LOOPS, library_folder
 from twig.hybrid.similarity import similarity
 from twig.hybrid.supervisor import supervisor
 
-PELVIS = NODE_NAMES.index("pelvis")
-
 
 def _walk_world():
     world = twig.World(seed=0)
@@ -40,16 +38,15 @@ def test_a_recorded_walk_through_bvh_plays_back_on_the_original_paths(tmp_path):
         replay.step()
         played.append(replay.node_pos[actor.nodes].copy())
     err = np.linalg.norm(np.array(played) - original, axis=-1)
-    others = np.delete(err, PELVIS, axis=1)
-    # Within 1 cm on average along every path (measured: 3.5 mm at most), at worst 1 cm plus
-    # the links' stretch (measured: 13 mm, a foot). The file carries the stretch (its joints
-    # are on the nodes to 1e-8 m), but retargeting rebuilds the figure with the character's
-    # rest lengths; played as recorded the paths hold within 1 cm (the test below).
-    assert others.mean(axis=0).max() < 0.005
-    assert others.max() < 0.015
-    # BVH has no pelvis joint: the node goes where its bracing holds it at rest (measured:
-    # 15 mm on average, 31 mm at most, from where the walk had it).
-    assert err[:, PELVIS].mean() < 0.02 and err[:, PELVIS].max() < 0.035
+    # Issue #10: every node, the pelvis too, within 1 cm of its original path in every
+    # frame. The file puts all 16 nodes (Spine sits on the pelvis) where the simulation had
+    # them, and a file of twig's own skeleton is played at its joint positions (measured:
+    # the clip within 3e-8 m of the recording); what is left is the kinematic playback's,
+    # as without the file (the test below). Measured: 6.2 mm at most (the head, 10 frames
+    # in), 0.6 mm on average for every node; the pelvis 6.1 mm at most, 0.6 mm on average.
+    np.testing.assert_allclose(clip.nodes, original, atol=1e-6)
+    assert err.max() < 0.01, (float(err.max()), NODE_NAMES[int(err.max(0).argmax())])
+    assert err.mean(axis=0).max() < 0.002
     replay.step()
     assert action.succeeded
 

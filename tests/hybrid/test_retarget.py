@@ -1,12 +1,23 @@
-"""Retargeting: default joint names (twig, CMU, Mixamo), custom maps, missing joints, scaling."""
+"""Retargeting: default joint names (twig, CMU, Mixamo), custom maps, missing joints, scaling,
+twig's own files at their joint positions."""
 
 import re
 
 import numpy as np
 import pytest
 
+import twig
 from twig.bodies.humanoid import NODE_NAMES
-from twig.hybrid import RetargetError, library_clip, load_clip, parse_bvh, retarget
+from twig.export import write_bvh
+from twig.hybrid import (
+    RetargetError,
+    library_clip,
+    load_bvh,
+    load_clip,
+    parse_bvh,
+    rest_positions,
+    retarget,
+)
 from twig.hybrid.library import library_folder
 from twig.hybrid.retarget import BONES, rest_nodes
 
@@ -134,3 +145,51 @@ def test_a_child_plays_the_adult_clip_with_its_own_bone_lengths():
     stride = np.ptp(adult.nodes[:, NODE["l_foot"], 2])
     assert np.ptp(child.nodes[:, NODE["l_foot"], 2]) == pytest.approx(
         stride * rest[NODE["l_hip"], 1] / rest_nodes()[NODE["l_hip"], 1], rel=0.1)
+
+
+def _recorded_walk_file(tmp_path):
+    """A motor-driven walk (1 s, every tick) through twig's default BVH (position channels
+    on every joint) and the node paths recorded."""
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    kid.walk((0.3, 0.0, 1.2))
+    recording = world.record()
+    world.run(seconds=1)
+    path = write_bvh(recording, tmp_path / "walk.bvh")[0]
+    return load_bvh(path), recording.arrays()["pos"][:, kid.nodes]
+
+
+def test_a_twig_file_plays_at_its_joint_positions_on_any_build(tmp_path):
+    """twig's own skeleton (any height and preset: the builds are proportional) is played at
+    the file's joint positions, stretched links and pelvis included, scaled by the leg
+    lengths for another build."""
+    bvh, original = _recorded_walk_file(tmp_path)
+    np.testing.assert_allclose(retarget(bvh), original, atol=1e-6)
+    links = np.linalg.norm(original[:, NODE["l_knee"]] - original[:, NODE["l_hip"]], axis=-1)
+    assert np.ptp(links) > 1e-3  # the walk stretched the thigh: the file kept it
+    child = retarget(bvh, 1.1, "child")
+    scale = rest_nodes(1.1, "child")[NODE["l_hip"], 1] / rest_nodes()[NODE["l_hip"], 1]
+    np.testing.assert_allclose(child, original * scale, atol=1e-6)
+
+
+def test_another_build_is_rebuilt_with_the_characters_bone_lengths():
+    """A skeleton whose upper arms are longer than the character's is not played at its
+    joint positions: every bone takes the character's length, and the hips keep their path
+    (scaled by the file's rest legs, which the arms leave alone)."""
+    text = re.sub(r"(JOINT (?:Left|Right)ForeArm\n\s*\{\n\s*OFFSET) (\S+) (\S+) (\S+)",
+                  lambda m: m.group(1) + "".join(f" {1.2 * float(v)!r}" for v in m.groups()[1:]),
+                  WALK)
+    bvh = parse_bvh(text, "long-arms.bvh")
+    at_rest = rest_positions(bvh)
+    rest = rest_nodes()
+    upper = at_rest[bvh.index("LeftForeArm")] - at_rest[bvh.index("LeftArm")]
+    assert np.linalg.norm(upper) == pytest.approx(  # centimetres
+        120 * np.linalg.norm(rest[NODE["l_elbow"]] - rest[NODE["l_shoulder"]]))
+    nodes = retarget(bvh)
+    for a, b in [*BONES[1:], ("l_hip", "r_hip")]:
+        want = np.linalg.norm(rest[NODE[b]] - rest[NODE[a]])
+        got = np.linalg.norm(nodes[:, NODE[b]] - nodes[:, NODE[a]], axis=-1)
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+    np.testing.assert_allclose(nodes[:, [NODE["l_hip"], NODE["r_hip"]]],
+                               library_clip("walk").nodes[:, [NODE["l_hip"], NODE["r_hip"]]],
+                               atol=1e-6)

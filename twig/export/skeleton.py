@@ -1,13 +1,15 @@
 """A joint skeleton for the 16-node humanoid, posed from node positions.
 
 Horswill 2009, section X: "it would be straightforward to compute bone transformations for a
-rigged mesh from the character's node positions". The skeleton is rooted at the pelvis and
+rigged mesh from the character's node positions". The skeleton is rooted between the hips and
 named as motion-capture tools expect (Hips, Spine, Chest, Neck, Head, LeftShoulder, LeftArm,
 LeftForeArm, LeftHand, LeftUpLeg, LeftLeg, LeftFoot and the Right side). Its rest pose is the
-humanoid's standing build pose facing +z. Every joint sits on a node, except Hips and Spine,
-which sit between the hip nodes (where the pelvis node is while the pelvis bracing holds) so
-that the hip line and the spine each carry their bones exactly; the collar joints
-(LeftShoulder, RightShoulder) sit on the neck node.
+humanoid's standing build pose facing +z. Every joint sits on a node, except Hips, which sits
+between the hip nodes so that the hip line carries its bones exactly; Spine sits on the pelvis
+node (the sacrum, above the hips), so that a file carries all 16 nodes, and the collar joints
+(LeftShoulder, RightShoulder) sit on the neck node. The pelvis bracing holds the pelvis node
+still in the frame of Hips (the hip line, turned towards the pelvis node), so even a rigid
+skeleton has it within the braces' stretch.
 
 Each bone's orientation is read off the nodes with cross products and normalisations
 (Jakobsen 2001, section 6): the bone axis is its link, exactly, and the twist about it comes
@@ -35,8 +37,8 @@ _N = {name: i for i, name in enumerate(POINTS)}
 
 JOINTS = (
     # name, parent, the point it sits on, bone axis (from, to), twist
-    ("Hips", None, "hips", ("r_hip", "l_hip"), ("hips", "chest")),
-    ("Spine", "Hips", "hips", ("hips", "chest"), ("r_hip", "l_hip")),
+    ("Hips", None, "hips", ("r_hip", "l_hip"), ("hips", "pelvis")),
+    ("Spine", "Hips", "pelvis", ("pelvis", "chest"), ("r_hip", "l_hip")),
     ("Chest", "Spine", "chest", ("chest", "neck"), ("r_shoulder", "l_shoulder")),
     ("Neck", "Chest", "neck", ("neck", "head"), "neck"),
     ("Head", "Neck", "head", ("neck", "head"), "neck"),
@@ -92,7 +94,7 @@ END_SITES = {"Head": (0.0, 0.065, 0.0), "LeftHand": "hand", "RightHand": "hand",
 head, the toes; ``"hand"`` continues the forearm by a hand length (0.1 of height)."""
 
 LINK_PIECES = {
-    ("pelvis", "chest"): (("hips", "chest", "Spine"),),
+    ("pelvis", "chest"): (("pelvis", "chest", "Spine"),),
     ("chest", "neck"): (("chest", "neck", "Chest"),),
     ("neck", "head"): (("neck", "head", "Neck"),),
     ("l_shoulder", "r_shoulder"): (("neck", "l_shoulder", "LeftShoulder"),
@@ -109,9 +111,9 @@ LINK_PIECES = {
 }
 """How a skinned mesh draws each visible link's capsule: as pieces (from point, to point,
 joint) that each lie along their joint's bone, so they follow it exactly (the shoulder line
-is two collar bones from the neck; the spine starts between the hips, where Hips is)."""
+is two collar bones from the neck)."""
 
-NODE_JOINT = {j[2]: j[0] for j in reversed(JOINTS)} | {"pelvis": "Hips"}
+NODE_JOINT = {j[2]: j[0] for j in reversed(JOINTS)}
 """The joint that carries a volume on a single node (the first joint sitting on it)."""
 
 

@@ -7,7 +7,7 @@ Importing it registers the characters' commands (``play-clip``, ``motion-graph-w
 """
 
 from twig.hybrid import view as _view  # noqa: F401  (the viewer's panel fields)
-from twig.hybrid.bvh import Bvh, BvhError, joint_positions, load_bvh, parse_bvh
+from twig.hybrid.bvh import Bvh, BvhError, joint_positions, load_bvh, parse_bvh, rest_positions
 from twig.hybrid.clip import Clip, ClipError, ClipRecorder, load_clip, loop_cut, save_clip
 from twig.hybrid.commands import (
     controller,
@@ -26,6 +26,6 @@ from twig.hybrid.supervisor import Supervisor, supervisor
 __all__ = ["DEFAULT_JOINTS", "Bvh", "BvhError", "Clip", "ClipError", "ClipRecorder",
            "MotionGraph", "RetargetError", "Supervisor", "build_graph", "controller",
            "find_clip", "joint_positions", "library_clip", "library_names", "load_bvh",
-           "load_clip", "loop_cut", "motion_graph_walk", "parse_bvh", "play_clip", "retarget",
-           "save_clip", "set_passive", "similarity", "stop_clip", "supervisor", "synthesise",
-           "walk_motion_graph"]
+           "load_clip", "loop_cut", "motion_graph_walk", "parse_bvh", "play_clip",
+           "rest_positions", "retarget", "save_clip", "set_passive", "similarity", "stop_clip",
+           "supervisor", "synthesise", "walk_motion_graph"]

@@ -323,3 +323,13 @@ def joint_transforms(bvh: Bvh) -> tuple[np.ndarray, np.ndarray]:
 def joint_positions(bvh: Bvh) -> np.ndarray:
     """World positions (F, J, 3) of every joint per frame, in the file's units."""
     return joint_transforms(bvh)[0]
+
+
+def rest_positions(bvh: Bvh) -> np.ndarray:
+    """Positions (J, 3) of every joint in the file's rest pose (the ``OFFSET`` values summed
+    down the hierarchy, no channel applied), in the file's units."""
+    out = np.array(bvh.offsets, dtype=np.float64)
+    for j, parent in enumerate(bvh.parents):  # parents come before their children
+        if parent >= 0:
+            out[j] += out[parent]
+    return out

@@ -206,8 +206,8 @@ def save_clip(clip: Clip, path: str | PathLike) -> Path:
     body = RecordedBody(clip.name, "humanoid", {"height": clip.height, "preset": clip.preset},
                         NODE_NAMES, np.arange(len(NODE_NAMES)))
     t = np.arange(clip.frames) / clip.fps
-    # A rigid skeleton: clips are read back at the figure's rest lengths (retargeting keeps
-    # bone directions only), and the files stay small.
+    # A rigid skeleton, so that the files stay small (rotations only below the root): a clip
+    # read back has the figure's rest lengths, its links' stretch is not kept.
     head, motion = bvh_text(body, t, np.array(clip.nodes), 1.0 / clip.fps, None,
                             stretch=False).split("Frame Time:", 1)
     frame_time, rows = motion.split("\n", 1)

@@ -1,13 +1,22 @@
-"""Retargeting BVH motion to twig's 16-node humanoid: a joint-name map and bone directions.
+"""Retargeting BVH motion to twig's 16-node humanoid: a joint-name map, then joint positions
+or bone directions.
 
 Each humanoid node (but the pelvis) is taken from one joint of the file: by default the first
 of several common names that the file has (twig's own exporter, CMU's mocap conversions,
 Mixamo's ``mixamorig:`` rig, Blender's ``UpperArm``/``LowerLeg`` style), or from a map the
-user gives. The figure is then rebuilt bone by bone from the hips: each bone keeps the
-*direction* the file's joints give it and takes its *length* from the character, so the
-clip fits a character of any size (the root's path is scaled by the ratio of leg lengths).
-The pelvis node, which no skeleton has as a joint, is placed where the humanoid's pelvis
-bracing holds it relative to the hips and the spine.
+user gives. The clip is scaled by the character's leg length over the file's rest leg length
+(``OFFSET`` values summed down the hierarchy), which also converts the file's units.
+
+A file whose rest skeleton is the character's build pose, scaled (twig's own files, of any
+height and preset: the builds are proportional), is played as it is: every node at its
+joint's position times that scale, so links stretched in the recording stay stretched and
+the nodes are where the file has them. The pelvis node, which only twig's skeleton has as a
+joint (Spine sits on it), comes from the joint that sits on it at rest, if any.
+
+Any other skeleton (other proportions, another rest pose, joints elsewhere on the body) is
+rebuilt bone by bone from the hips: each bone keeps the *direction* the file's joints give it
+and takes its *length* from the character, and the root's path is scaled. Its pelvis node is
+placed where the humanoid's pelvis bracing holds it relative to the hips and the spine.
 """
 
 from __future__ import annotations
@@ -19,11 +28,12 @@ import numpy as np
 from twig.bodies.humanoid import NODE_NAMES, add_humanoid
 from twig.errors import TwigError
 from twig.export.rotations import basis, unit
-from twig.hybrid.bvh import Bvh, joint_positions
+from twig.hybrid.bvh import Bvh, joint_positions, rest_positions
 from twig.physics import PhysicsWorld
 
 MAPPED = tuple(n for n in NODE_NAMES if n != "pelvis")
-"""The nodes a joint map must give (all but the pelvis, which is placed by its bracing)."""
+"""The nodes a joint map must give (all but the pelvis: from the joint on it in twig's own
+files, placed by its bracing otherwise)."""
 
 DEFAULT_JOINTS: dict[str, tuple[str, ...]] = {
     "head": ("Head",),
@@ -151,9 +161,23 @@ def rebuild(source: np.ndarray, rest: np.ndarray, root: np.ndarray) -> np.ndarra
         ra = rest_pts[a] if a in rest_pts else rest[_I[a]]
         length = np.linalg.norm(rest[_I[b]] - ra)
         out[:, _I[b]] = pa + length * unit(source[:, _I[b]] - sa)
-    frame = basis(out[:, _I["chest"]] - root, across)
-    out[:, _I["pelvis"]] = root + frame @ pelvis_offset(rest)
+    out[:, _I["pelvis"]] = braced_pelvis(out, rest)
     return out
+
+
+def braced_pelvis(nodes: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    """(F, 3) where the pelvis bracing holds the pelvis node of a build pose ``rest``
+    (16, 3) relative to the hips and the chest of ``nodes`` (F, 16, 3), metres (the
+    :func:`pelvis_offset` in their hips frame)."""
+    root = _hips(nodes)
+    frame = basis(nodes[:, _I["chest"]] - root, nodes[:, _I["l_hip"]] - nodes[:, _I["r_hip"]])
+    return root + frame @ pelvis_offset(rest)
+
+
+SAME_BUILD = 1e-3
+"""Largest distance, as a fraction of the character's leg length, between a joint of the
+file's rest skeleton (scaled, from the hips) and its node in the character's build pose for
+the file to count as the character's skeleton and be played at its joint positions."""
 
 
 def retarget(bvh: Bvh, height: float = 1.75, preset: str = "adult",
@@ -171,20 +195,56 @@ def retarget(bvh: Bvh, height: float = 1.75, preset: str = "adult",
         If given, the motion is shifted up or down so that its lowest foot node is this high
         (m); otherwise heights are the file's, scaled.
 
-    The root's path is scaled by the character's leg length over the file's (which also
-    converts the file's units); the clip faces the way the file does.
+    Lengths, the root's path included, are scaled by the character's leg length over the
+    file's rest leg length (or its first frame's, for a file whose offsets are all zero).
+    A file whose rest skeleton is the character's build pose scaled (within
+    :data:`SAME_BUILD`) keeps its joint positions; any other is rebuilt with the character's
+    bone lengths (see the module's notes). The clip faces the way the file does.
     """
     found = resolve_joint_map(bvh, joint_map)
-    joints = joint_positions(bvh)
-    source = np.zeros((bvh.frames, len(NODE_NAMES), 3))
-    for node, j in found.items():
-        source[:, _I[node]] = joints[:, j]
+    joints, at_rest = joint_positions(bvh), rest_positions(bvh)
+    source, source_rest = _as_nodes(joints, found), _as_nodes(at_rest[None], found)
     rest = rest_nodes(height, preset)
-    scale = _leg(rest[None])[0] / max(float(_leg(source[:1])[0]), 1e-12)
-    nodes = rebuild(source, rest, _hips(source) * scale)
+    # A file whose offsets are all zero (positions in channels only): its first frame's legs.
+    leg = float(_leg(source_rest)[0]) or float(_leg(source[:1])[0])
+    scale = float(_leg(rest[None])[0]) / max(leg, 1e-12)
+    if _same_build(source_rest[0] * scale, rest):
+        nodes = source * scale
+        pelvis = _pelvis_joint(at_rest * scale, source_rest[0] * scale, rest)
+        nodes[:, _I["pelvis"]] = braced_pelvis(nodes, rest) if pelvis is None \
+            else joints[:, pelvis] * scale
+    else:
+        nodes = rebuild(source, rest, _hips(source) * scale)
     if floor is not None:
         nodes[..., 1] += floor - nodes[:, [_I["l_foot"], _I["r_foot"]], 1].min()
     return nodes
+
+
+def _as_nodes(joints: np.ndarray, found: Mapping[str, int]) -> np.ndarray:
+    """(F, 16, 3) the mapped joints of ``joints`` (F, J, 3) in node order (the pelvis zero)."""
+    out = np.zeros((len(joints), len(NODE_NAMES), 3))
+    for node, j in found.items():
+        out[:, _I[node]] = joints[:, j]
+    return out
+
+
+def _same_build(source: np.ndarray, rest: np.ndarray) -> bool:
+    """Whether the mapped nodes of ``source`` (16, 3), from the hips, are those of the build
+    pose ``rest`` (16, 3) within :data:`SAME_BUILD` of its leg length (the pelvis aside)."""
+    gap = (source - _hips(source)) - (rest - _hips(rest))
+    return float(np.linalg.norm(np.delete(gap, _I["pelvis"], axis=0), axis=-1).max()) \
+        <= SAME_BUILD * _leg(rest[None])[0]
+
+
+def _pelvis_joint(at_rest: np.ndarray, source: np.ndarray, rest: np.ndarray) -> int | None:
+    """The joint of a rest skeleton ``at_rest`` (J, 3) that sits, within
+    :data:`SAME_BUILD`, where the build pose ``rest`` (16, 3) has its pelvis node relative to
+    the hips, the hips being those of the mapped nodes ``source`` (16, 3); None if none does
+    (metres)."""
+    pelvis = _hips(source) + rest[_I["pelvis"]] - _hips(rest)
+    gap = np.linalg.norm(at_rest - pelvis, axis=-1)
+    j = int(np.argmin(gap))
+    return j if gap[j] <= SAME_BUILD * _leg(rest[None])[0] else None
 
 
 def _leg(p: np.ndarray) -> np.ndarray:
