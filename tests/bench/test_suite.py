@@ -29,6 +29,13 @@ def test_problem_matches_the_world_constraint_list():
     assert figures_world(3).n_nodes == 48
 
 
+def test_the_timed_figures_stay_awake_like_the_peers_figures():
+    world = figures_world(2)
+    world.run(seconds=6.0)  # they lie still on the ground long before this
+    assert world.node_pos[:, 1].max() < 0.5
+    assert not any(world.is_asleep(body) for body in world.bodies)
+
+
 def test_measure_reports_time_error_and_each_peer():
     result = measure("cloth", cloth_world(8, 4), ground=False, budget=0.01)
     assert result.twig_ms > 0 and np.isfinite(result.twig_error)
