@@ -506,9 +506,13 @@ def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_n
         if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
             continue
         if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE:
-            capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
-                            vol_radius[va], vol_radius[vb], False, dt, node_row, body_start,
-                            body_count)
+            ra = vol_radius[va]
+            rb = vol_radius[vb]
+            # Pairs that were near but not touching mostly still are not: a box test first.
+            if not capsules_apart(pos, pair_i[row, 0], pair_i[row, 1], pair_i[row, 4],
+                                  pair_i[row, 5], ra + rb + 1e-9):
+                capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f,
+                                row, ra, rb, False, dt, node_row, body_start, body_count)
             continue
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
