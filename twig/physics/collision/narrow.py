@@ -19,6 +19,8 @@ from twig.physics.collision.capsules import (
     capsule_gap,
     capsule_repeats,
     capsules_apart,
+    remember_apart,
+    still_apart,
 )
 from twig.physics.collision.geometry import (
     box_projection_radius,
@@ -479,7 +481,9 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             pair_f[row, GAP] = gap
             active[row] = q
             n_active += 1
-            if gap < 0.0:
+            if gap >= 0.0:
+                remember_apart(pos, pair_f, row, a0, a1, b0, b1, gap)
+            else:
                 capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f,
                                 row, ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
                                 body_count)
@@ -506,13 +510,10 @@ def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_n
         if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
             continue
         if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE:
-            ra = vol_radius[va]
-            rb = vol_radius[vb]
-            # Pairs that were near but not touching mostly still are not: a box test first.
-            if not capsules_apart(pos, pair_i[row, 0], pair_i[row, 1], pair_i[row, 4],
-                                  pair_i[row, 5], ra + rb + 1e-9):
+            if not still_apart(pos, pair_i, pair_f, row):
                 capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f,
-                                row, ra, rb, False, dt, node_row, body_start, body_count)
+                                row, vol_radius[va], vol_radius[vb], False, dt, node_row,
+                                body_start, body_count)
             continue
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,

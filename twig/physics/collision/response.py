@@ -50,7 +50,12 @@ RIGID_B = 22
 """The same for the second volume."""
 ALLOWED = 23
 """Total normal push (m) the pair may receive this tick (see ``narrow._contact``)."""
-PAIR_SLOTS = 24
+SEEN_GAP = 24
+"""Gap (m) of a capsule pair the last time it was measured apart this tick; -1 once it
+touched (see ``capsules.still_apart``)."""
+SEEN_AT = 25
+"""Where its four nodes were then (12 slots: a0, a1, b0, b1), metres."""
+PAIR_SLOTS = 37
 
 SELF_APPROACH = 0.05
 """Most approach (m per tick) a body's contacts with itself may undo in one tick."""
