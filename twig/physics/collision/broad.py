@@ -34,37 +34,64 @@ PAIRS = 3
 """``stats`` slot: candidate volume pairs handed to the narrow phase."""
 
 
+@hot_kernel
+def _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h, box_u, box_c, v, c):
+    """Along axis ``c``: the tight bounds of volume ``v`` and the extremes of its nodes'
+    displacement over the last tick (``dlo`` <= 0 <= ``dhi``), metres. A box's frame must be
+    current (:func:`~twig.physics.collision.narrow.box_frame`)."""
+    if vol_kind[v] == BOX:
+        e = (box_h[v, 0] * abs(box_u[v, 0, c]) + box_h[v, 1] * abs(box_u[v, 1, c])
+             + box_h[v, 2] * abs(box_u[v, 2, c]))
+        lo = box_c[v, c] - e
+        hi = box_c[v, c] + e
+        count = 4
+    else:
+        a = vol_nodes[v, 0]
+        b = vol_nodes[v, 1]
+        r = vol_radius[v]
+        lo = min(pos[a, c], pos[b, c]) - r
+        hi = max(pos[a, c], pos[b, c]) + r
+        count = 2
+    dlo = 0.0
+    dhi = 0.0
+    for k in range(count):
+        i = vol_nodes[v, k]
+        d = pos[i, c] - prev[i, c]
+        dlo = min(dlo, d)
+        dhi = max(dhi, d)
+    return lo, hi, dlo, dhi
+
+
 @njit(cache=True)
 def volume_bounds(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                   lo, hi, dlo, dhi):
     """Tight world bounding box of every volume, and the per-axis extremes of its nodes'
     displacement over the last tick (``dlo`` <= 0 <= ``dhi``), metres."""
     for v in range(vol_kind.shape[0]):
-        for c in range(3):
-            dlo[v, c] = 0.0
-            dhi[v, c] = 0.0
         if vol_kind[v] == BOX:
             box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
-            for c in range(3):
-                e = (box_h[v, 0] * abs(box_u[v, 0, c]) + box_h[v, 1] * abs(box_u[v, 1, c])
-                     + box_h[v, 2] * abs(box_u[v, 2, c]))
-                lo[v, c] = box_c[v, c] - e
-                hi[v, c] = box_c[v, c] + e
-            count = 4
-        else:
-            a = vol_nodes[v, 0]
-            b = vol_nodes[v, 1]
-            r = vol_radius[v]
-            for c in range(3):
-                lo[v, c] = min(pos[a, c], pos[b, c]) - r
-                hi[v, c] = max(pos[a, c], pos[b, c]) + r
-            count = 2
-        for k in range(count):
-            i = vol_nodes[v, k]
-            for c in range(3):
-                d = pos[i, c] - prev[i, c]
-                dlo[v, c] = min(dlo[v, c], d)
-                dhi[v, c] = max(dhi[v, c], d)
+        for c in range(3):
+            lo[v, c], hi[v, c], dlo[v, c], dhi[v, c] = _volume_axis(
+                pos, prev, vol_kind, vol_nodes, vol_radius, box_h, box_u, box_c, v, c)
+
+
+@njit(cache=True)
+def _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
+                build_lo, build_hi):
+    """Whether the cached pair list still holds: every volume's box, swept by this tick's
+    expected motion and grown by the narrow phase's active gap, is inside its grown build box.
+    Then every pair that can touch this tick is listed, whenever the list was built, and the
+    canonical order makes the result independent of when that was. Stops at the first volume
+    that has left (a moving pile rebuilds nearly every tick; bodies at rest never do)."""
+    for v in range(vol_kind.shape[0]):
+        if vol_kind[v] == BOX:
+            box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
+        for c in range(3):
+            lo, hi, dlo, dhi = _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h,
+                                            box_u, box_c, v, c)
+            if lo + dlo - ACTIVE_GAP < build_lo[v, c] or hi + dhi + ACTIVE_GAP > build_hi[v, c]:
+                return False
+    return True
 
 
 @hot_kernel
@@ -203,6 +230,12 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
 
     Returns the number of candidate pairs.
     """
+    stats[REBUILT] = 0
+    stats[BODY_TESTS] = 0
+    stats[VOLUME_TESTS] = 0
+    if not force and _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
+                                 box_u, box_h, build_lo, build_hi):
+        return stats[PAIRS]
     n_vol = vol_kind.shape[0]
     n_bodies = body_vol_start.shape[0] - 1
     n_nodes = pos.shape[0]
@@ -212,24 +245,6 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     dhi = np.empty((n_vol, 3))
     volume_bounds(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                   lo, hi, dlo, dhi)
-    stats[REBUILT] = 0
-    stats[BODY_TESTS] = 0
-    stats[VOLUME_TESTS] = 0
-    if not force:
-        # Valid while every box, swept by this tick's expected motion and grown by the narrow
-        # phase's active gap, stays in its grown build box: then every pair that can touch
-        # this tick is listed, whenever the list was built, and the canonical order makes the
-        # result independent of when that was.
-        valid = True
-        for v in range(n_vol):
-            for c in range(3):
-                if (lo[v, c] + dlo[v, c] - ACTIVE_GAP < build_lo[v, c]
-                        or hi[v, c] + dhi[v, c] + ACTIVE_GAP > build_hi[v, c]):
-                    valid = False
-            if not valid:
-                break
-        if valid:
-            return stats[PAIRS]
     stats[REBUILT] = 1
     for v in range(n_vol):
         for c in range(3):
