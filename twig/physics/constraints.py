@@ -229,29 +229,19 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     """One-sided limit: ``(j - line).b >= bend_min`` with ``b`` the unit part of ``f``
     perpendicular to the root-end line. It fades out where the limb points along ``f`` (no
     side is defined) and where it points up along ``u = p[f3] - p[f2]`` (an arm raised above
-    the shoulder may bend either way), so the joint is never snapped across.
-
-    A joint within its limit, the common case, returns after one square root: the test
-    ``j.b >= bend_min`` is made on ``b`` before it is normalised."""
+    the shoulder may bend either way), so the joint is never snapped across."""
     lx = pos[end, 0] - pos[root, 0]
     ly = pos[end, 1] - pos[root, 1]
     lz = pos[end, 2] - pos[root, 2]
     ll = lx * lx + ly * ly + lz * lz
-    if ll < 1e-12:
+    fl = math.sqrt(fx * fx + fy * fy + fz * fz)
+    if ll < 1e-12 or fl < 1e-12:
         return
     k = (fx * lx + fy * ly + fz * lz) / ll
     bx = fx - k * lx
     by = fy - k * ly
     bz = fz - k * lz
     bl = math.sqrt(bx * bx + by * by + bz * bz)
-    jx = pos[joint, 0] - pos[root, 0]
-    jy = pos[joint, 1] - pos[root, 1]
-    jz = pos[joint, 2] - pos[root, 2]
-    if jx * bx + jy * by + jz * bz >= bend_min * bl:
-        return
-    fl = math.sqrt(fx * fx + fy * fy + fz * fz)
-    if fl < 1e-12:
-        return
     # Near a limb along forward, which side is "forward" is ill-defined: the limit fades out
     # (fully off within ~12 degrees of it) instead of switching, which would snap the joint.
     fade = min(1.0, max(0.0, (bl / fl - 0.2) / 0.3))
@@ -264,6 +254,9 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     bx /= bl
     by /= bl
     bz /= bl
+    jx = pos[joint, 0] - pos[root, 0]
+    jy = pos[joint, 1] - pos[root, 1]
+    jz = pos[joint, 2] - pos[root, 2]
     t = (jx * lx + jy * ly + jz * lz) / ll
     t = min(1.0, max(0.0, t))
     c = jx * bx + jy * by + jz * bz - bend_min
