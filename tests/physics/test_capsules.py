@@ -10,9 +10,11 @@ from hypothesis.extra.numpy import arrays
 
 from twig.physics.collision import response as r
 from twig.physics.collision.capsules import (
+    box_separation,
     capsule_contact,
-    capsule_gap,
-    remember_apart,
+    drift,
+    remember_at,
+    segment_distance,
     still_apart,
 )
 from twig.physics.collision.geometry import closest_params_segments, fallback_normal
@@ -102,11 +104,32 @@ def test_a_pair_said_still_apart_does_not_touch(ends, moves, radii):
     pos = ends.copy()
     pair_i = np.array([[0, 1, 1, 1, 2, 3, 3, 3]], dtype=np.int32)
     row = np.zeros((1, r.PAIR_SLOTS))
-    gap = capsule_gap(pos, 0, 1, 2, 3, *radii)
+    gap = segment_distance(pos, 0, 1, 2, 3) - sum(radii)
     if gap < 0.0:
         return
-    remember_apart(pos, row, 0, 0, 1, 2, 3, gap)
+    remember_at(pos, row, 0, r.SEEN_GAP, 0, 1, 2, 3, gap)
     assert still_apart(pos, pair_i, row, 0) == (gap > 1e-9)
     pos += moves
     if still_apart(pos, pair_i, row, 0):
-        assert capsule_gap(pos, 0, 1, 2, 3, *radii) > 0.0
+        assert segment_distance(pos, 0, 1, 2, 3) - sum(radii) > 0.0
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(ends=arrays(np.float64, (4, 3), elements=st.floats(-0.3, 0.3)),
+       moves=arrays(np.float64, (4, 3), elements=st.floats(-0.05, 0.05)))
+def test_remembered_distances_bound_the_distance_from_below(ends, moves):
+    """The first sweep's memory of a candidate: the box separation never exceeds the segments'
+    distance, and a distance remembered with the nodes' positions, less their
+    :func:`drift` since, never exceeds the distance now, wherever the nodes went."""
+    pos = ends.copy()
+    d = segment_distance(pos, 0, 1, 2, 3)
+    assert box_separation(pos, 0, 1, 2, 3) <= d + 1e-12
+    memory = np.zeros((2, 13))
+    remember_at(pos, memory, 1, 0, 0, 1, 2, 3, d)
+    assert memory[1, 0] == d
+    assert drift(pos, memory, 1, 0, 0, 1, 2, 3) == 0.0
+    pos += moves
+    assert memory[1, 0] - drift(pos, memory, 1, 0, 0, 1, 2, 3) <= (
+        segment_distance(pos, 0, 1, 2, 3) + 1e-12)
+    # A row never written (zeros) bounds nothing above zero.
+    assert memory[0, 0] - drift(pos, memory, 0, 0, 0, 1, 2, 3) <= 0.0

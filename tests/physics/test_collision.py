@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import twig
+from twig.bench.pile import pile_world
 from twig.errors import PhysicsError
 
 
@@ -155,6 +156,24 @@ def test_broad_phase_lists_every_touching_pair_without_testing_all():
     assert len(i) > 20
     assert {(int(a), int(b)) for a, b in zip(i, j, strict=True)} <= listed
     assert world.broad_stats[1] < 300 * 299 / 2 / 5  # far fewer body tests than all pairs
+
+
+def test_remembered_candidate_distances_only_skip_tests():
+    """The first sweep skips the exact test of a candidate it remembers far enough apart
+    (``pair_seen``). Forgetting everything before every tick must change nothing, in a pile
+    whose pair list is rebuilt as the dolls fall and settle."""
+    hashes = []
+    remembered = 0
+    for forget in (False, True):
+        world = pile_world(6)
+        if forget:
+            world.on_tick_start.append(lambda w=world: w._pair_seen.fill(0.0))
+        for _ in range(240):
+            world.step()
+            remembered += (not forget) and int((world._pair_seen[:, 0] > 0.0).sum())
+        hashes.append(world.state_hash())
+    assert remembered > 0  # distances were remembered
+    assert hashes[0] == hashes[1]
 
 
 def test_groups_masks_adjacency_and_passive_volumes():

@@ -85,7 +85,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  corner_plane, body_vols, body_vol_start, self_pairs, linked_keys,
                  linked_bodies, build_lo, build_hi, node_row, body_start, body_count,
                  body_can_sleep, body_still, pain, pain_threshold, pain_half_life, pair_vol,
-                 pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level, broad_stats,
+                 pair_seen, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
+                 broad_stats,
                  margin, lookahead, force, use_grid, sleep_step, sleep_ticks, depenetration,
                  gravity, dt, iterations):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
@@ -133,8 +134,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         if it == 0:
             n_active = first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
                                    vol_nodes, vol_radius, vol_coef, vol_friction, vol_passive,
-                                   box_c, box_u, box_h, pair_vol, n_pairs, pair_i, pair_f,
-                                   active, depenetration, dt, node_row, body_start, body_count)
+                                   box_c, box_u, box_h, pair_vol, n_pairs, pair_seen, pair_i,
+                                   pair_f, active, depenetration, dt, node_row, body_start,
+                                   body_count)
         else:
             resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                            vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
@@ -212,8 +214,8 @@ def array_args(world: PhysicsWorld) -> tuple:
                            "linked_keys", "linked_bodies", "build_lo", "build_hi", "node_row",
                            "body_start", "body_count", "can_sleep")),
         *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
-        world._pair_vol, world._pair_i, world._pair_f, world._pair_active, world._hit_row,
-        world._hit_ids, world._pain_hits, world._pain_level, world.broad_stats)
+        world._pair_vol, world._pair_seen, world._pair_i, world._pair_f, world._pair_active,
+        world._hit_row, world._hit_ids, world._pain_hits, world._pain_level, world.broad_stats)
 
 
 def setting_args(world: PhysicsWorld) -> tuple:

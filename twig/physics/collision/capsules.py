@@ -30,7 +30,6 @@ from twig.physics.collision.response import (
     NORMAL,
     POINT,
     PUSH,
-    SEEN_AT,
     SEEN_GAP,
     SELF_APPROACH,
     WAKE_DEPTH,
@@ -43,67 +42,73 @@ from twig.physics.hot import hot_kernel
 
 
 @hot_kernel
-def capsules_apart(pos, a0, a1, b0, b1, reach):
-    """True when the boxes around the core segments ``a0``-``a1`` and ``b0``-``b1`` are more
-    than ``reach`` (m: the radii plus a gap) apart along some axis, so the capsules' surfaces
-    surely are that gap apart (a box distance bounds the true distance from below).
-    Branch-free: in a pile it fails or passes unpredictably."""
-    apart = False
+def box_separation(pos, a0, a1, b0, b1):
+    """How far apart (m) the boxes around the core segments ``a0``-``a1`` and ``b0``-``b1``
+    are along the axis that separates them most (negative: they overlap). It bounds the
+    distance between the segments from below. Branch-free: in a pile the test on it fails or
+    passes unpredictably."""
+    sep = -math.inf
     for c in range(3):
         lo_a = min(pos[a0, c], pos[a1, c])
         hi_a = max(pos[a0, c], pos[a1, c])
         lo_b = min(pos[b0, c], pos[b1, c])
         hi_b = max(pos[b0, c], pos[b1, c])
-        apart |= max(lo_a - hi_b, lo_b - hi_a) > reach
-    return apart
+        sep = max(sep, lo_a - hi_b, lo_b - hi_a)
+    return sep
 
 
 @hot_kernel
-def capsule_gap(pos, a0, a1, b0, b1, ra, rb):
-    """Distance between the surfaces of the capsules of radius ``ra`` on ``a0``-``a1`` and
-    ``rb`` on ``b0``-``b1`` (negative: overlap), metres."""
+def segment_distance(pos, a0, a1, b0, b1):
+    """Distance (m) between the core segments ``a0``-``a1`` and ``b0``-``b1``."""
     s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
                                    pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
                                    pos[b1, 1], pos[b1, 2])
     dx = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]) - (pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0]))
     dy = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]) - (pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1]))
     dz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]) - (pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2]))
-    return math.sqrt(dx * dx + dy * dy + dz * dz) - ra - rb
+    return math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
 @hot_kernel
-def remember_apart(pos, pair_f, q, a0, a1, b0, b1, gap):
-    """Record that capsule row ``q`` (nodes ``a0``-``a1`` against ``b0``-``b1``) was measured
-    ``gap`` metres apart with its nodes where they are now (see :func:`still_apart`)."""
-    pair_f[q, SEEN_GAP] = gap
-    k = SEEN_AT
+def remember_at(pos, memory, q, k, a0, a1, b0, b1, value):
+    """Write ``value`` (a distance, m) to ``memory[q, k]`` and where nodes ``a0``, ``a1``,
+    ``b0``, ``b1`` are now to the 12 slots after it (see :func:`drift`)."""
+    memory[q, k] = value
     for i in (a0, a1, b0, b1):
-        pair_f[q, k] = pos[i, 0]
-        pair_f[q, k + 1] = pos[i, 1]
-        pair_f[q, k + 2] = pos[i, 2]
+        memory[q, k + 1] = pos[i, 0]
+        memory[q, k + 2] = pos[i, 1]
+        memory[q, k + 3] = pos[i, 2]
         k += 3
+
+
+@hot_kernel
+def drift(pos, memory, q, k, a0, a1, b0, b1):
+    """How much closer segments ``a0``-``a1`` and ``b0``-``b1`` can have come since
+    :func:`remember_at` wrote slot ``k`` of ``memory`` row ``q`` (m).
+
+    Moving a segment's ends by at most ``m`` moves every point of it, at the same parameter,
+    by at most ``m``; so the distance between two segments changes by at most the largest end
+    displacement of each, whatever the segments are. A displacement is bounded by the sum of
+    its coordinate changes (cheaper than a square root)."""
+    return (max(_l1_moved(pos, memory, q, k + 1, a0), _l1_moved(pos, memory, q, k + 4, a1))
+            + max(_l1_moved(pos, memory, q, k + 7, b0), _l1_moved(pos, memory, q, k + 10, b1)))
+
+
+@hot_kernel
+def _l1_moved(pos, memory, q, k, i):
+    """Sum of node ``i``'s coordinate changes since ``memory[q, k:k + 3]``, metres."""
+    return (abs(pos[i, 0] - memory[q, k]) + abs(pos[i, 1] - memory[q, k + 1])
+            + abs(pos[i, 2] - memory[q, k + 2]))
 
 
 @hot_kernel
 def still_apart(pos, pair_i, pair_f, q):
-    """True when capsule row ``q`` surely does not touch: the gap last measured exceeds how far
-    its nodes have moved since. The distance between two segments changes by at most the
-    largest displacement of an end of either, and a node's displacement is at most the sum
-    of its coordinate changes (1 nm of slack covers rounding). A later iteration thus skips,
-    for 10 ns instead of 80, the exact test of a pair that was near but not touching."""
-    moved_a = 0.0
-    moved_b = 0.0
-    k = SEEN_AT
-    for col in (0, 1, 4, 5):
-        i = pair_i[q, col]
-        m = (abs(pos[i, 0] - pair_f[q, k]) + abs(pos[i, 1] - pair_f[q, k + 1])
-             + abs(pos[i, 2] - pair_f[q, k + 2]))
-        if col < 4:
-            moved_a = max(moved_a, m)
-        else:
-            moved_b = max(moved_b, m)
-        k += 3
-    return pair_f[q, SEEN_GAP] - moved_a - moved_b > 1e-9
+    """True when capsule row ``q`` surely does not touch: the gap last measured (``SEEN_GAP``)
+    exceeds how far its nodes have moved since (:func:`drift`; 1 nm of slack covers rounding).
+    A later iteration thus skips, for 10 ns instead of 80, the exact test of a pair that was
+    near but not touching."""
+    return pair_f[q, SEEN_GAP] - drift(pos, pair_f, q, SEEN_GAP, pair_i[q, 0], pair_i[q, 1],
+                                       pair_i[q, 4], pair_i[q, 5]) > 1e-9
 
 
 @hot_kernel
@@ -131,7 +136,7 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
     if first:
         pair_f[q, GAP] = gap
     if gap >= 0.0:
-        remember_apart(pos, pair_f, q, a0, a1, b0, b1, gap)
+        remember_at(pos, pair_f, q, SEEN_GAP, a0, a1, b0, b1, gap)
         return 0.0
     pair_f[q, SEEN_GAP] = -1.0
     if d > 1e-9:

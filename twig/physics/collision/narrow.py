@@ -15,11 +15,12 @@ import numpy as np
 from numba import njit
 
 from twig.physics.collision.capsules import (
+    box_separation,
     capsule_contact,
-    capsule_gap,
     capsule_repeats,
-    capsules_apart,
-    remember_apart,
+    drift,
+    remember_at,
+    segment_distance,
     still_apart,
 )
 from twig.physics.collision.geometry import (
@@ -44,6 +45,7 @@ from twig.physics.collision.response import (
     PUSH,
     RIGID_A,
     RIGID_B,
+    SEEN_GAP,
     SELF_APPROACH,
     WAKE_DEPTH,
     WAKE_SPEED,
@@ -65,6 +67,10 @@ BOX = 1
 
 ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
+CANDIDATE_SLOTS = 13
+"""Memory kept per broad-phase candidate between ticks (``pair_seen``): a lower bound on the
+distance of two capsules' core segments (m) measured when the pair was found farther apart than
+ACTIVE_GAP, and where their four nodes were then (12 slots; see ``capsules.remember_at``)."""
 KINEMATIC_APPROACH = 2.0
 """Fastest (m/s) a box is shoved by something immovable (a stepping foot, a driven hand)."""
 REPEATS = 8
@@ -440,12 +446,19 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
 @njit(cache=True)
 def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
                 vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, pair_vol, n_pairs,
-                pair_i, pair_f, active, depenetration, dt, node_row, body_start, body_count):
+                pair_seen, pair_i, pair_f, active, depenetration, dt, node_row, body_start,
+                body_count):
     """The first projection sweep over the broad phase's ``n_pairs`` candidates.
 
-    Pairs of two sleeping bodies are skipped. Capsule pairs are measured first (a box test,
-    then the exact gap) and only those within ACTIVE_GAP get a contact row; every pair that
-    gets one and is no farther apart than ACTIVE_GAP is active: its contact row is the next
+    Pairs of two sleeping bodies are skipped. Capsule pairs are measured first and only those
+    within ACTIVE_GAP get a contact row. The measure is the cheapest that decides: the distance
+    remembered in ``pair_seen`` ((P, CANDIDATE_SLOTS), kept between ticks: candidate ``q`` is
+    row ``q``) less how far the four nodes have moved since, then the gap of the segments'
+    boxes, then the exact gap. Lying bodies creep by micrometres a tick, so a pair found 15 mm
+    apart is not measured again for hundreds of ticks. The memory needs no clearing when the
+    list changes: the bound holds for any two segments (see ``capsules.drift``), and a row of
+    zeros decides nothing. Every pair that gets a row and is no farther apart than ACTIVE_GAP
+    is active: its contact row is the next
     one (rows ``0 .. n_active - 1``, in candidate order) and ``active[row]`` ((P,) int64) its
     candidate. The later iterations, friction and the contact listing walk only those rows,
     packed together so that they stream through the cache (a pile of 1000 rag dolls has
@@ -469,10 +482,17 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             b1 = vol_nodes[vb, 1]
             ra = vol_radius[va]
             rb = vol_radius[vb]
-            if capsules_apart(pos, a0, a1, b0, b1, ra + rb + ACTIVE_GAP + 1e-9):
+            reach = ra + rb + ACTIVE_GAP + 1e-9
+            if pair_seen[q, 0] - drift(pos, pair_seen, q, 0, a0, a1, b0, b1) > reach:
                 continue
-            gap = capsule_gap(pos, a0, a1, b0, b1, ra, rb)
+            sep = box_separation(pos, a0, a1, b0, b1)
+            if sep > reach:
+                remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, sep)
+                continue
+            d = segment_distance(pos, a0, a1, b0, b1)
+            gap = d - ra - rb
             if gap > ACTIVE_GAP:
+                remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, d)
                 continue
         row = n_active  # a pair with a box fills it before it is known to be active
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
@@ -482,7 +502,7 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             active[row] = q
             n_active += 1
             if gap >= 0.0:
-                remember_apart(pos, pair_f, row, a0, a1, b0, b1, gap)
+                remember_at(pos, pair_f, row, SEEN_GAP, a0, a1, b0, b1, gap)
             else:
                 capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f,
                                 row, ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,

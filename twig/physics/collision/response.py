@@ -53,9 +53,9 @@ ALLOWED = 23
 SEEN_GAP = 24
 """Gap (m) of a capsule pair the last time it was measured apart this tick; -1 once it
 touched (see ``capsules.still_apart``)."""
-SEEN_AT = 25
-"""Where its four nodes were then (12 slots: a0, a1, b0, b1), metres."""
 PAIR_SLOTS = 37
+"""SEEN_GAP and the 12 slots after it, where its four nodes were then (a0, a1, b0, b1;
+metres), end a row (see ``capsules.remember_at``)."""
 
 SELF_APPROACH = 0.05
 """Most approach (m per tick) a body's contacts with itself may undo in one tick."""

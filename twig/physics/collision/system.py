@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError
 from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
-from twig.physics.collision.narrow import BOX, CAPSULE
+from twig.physics.collision.narrow import BOX, CANDIDATE_SLOTS, CAPSULE
 from twig.physics.collision.response import PAIR_SLOTS
 from twig.physics.columns import Column, Columns
 from twig.physics.flags import ASLEEP
@@ -93,6 +93,7 @@ class CollisionMixin:
         """(Re)allocate the per-candidate-pair buffers of the tick kernel for ``capacity``
         pairs (see :func:`twig.physics.tick.physics_tick`)."""
         self._pair_vol = np.zeros((capacity, 2), dtype=np.int32)
+        self._pair_seen = np.zeros((capacity, CANDIDATE_SLOTS))
         self._pair_i = np.zeros((capacity, 8), dtype=np.int32)
         self._pair_f = np.zeros((capacity, PAIR_SLOTS))
         self._pair_active = np.zeros(capacity, dtype=np.int64)
