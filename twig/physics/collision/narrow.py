@@ -451,70 +451,105 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
     """The first projection sweep over the broad phase's ``n_pairs`` candidates.
 
     Pairs of two sleeping bodies are skipped. Capsule pairs are measured first and only those
-    within ACTIVE_GAP get a contact row. The measure is the cheapest that decides: the distance
-    remembered in ``pair_seen`` ((P, CANDIDATE_SLOTS), kept between ticks: candidate ``q`` is
-    row ``q``) less how far the four nodes have moved since, then the gap of the segments'
-    boxes, then the exact gap. Lying bodies creep by micrometres a tick, so a pair found 15 mm
-    apart is not measured again for hundreds of ticks. The memory needs no clearing when the
-    list changes: the bound holds for any two segments (see ``capsules.drift``), and a row of
-    zeros decides nothing. Every pair that gets a row and is no farther apart than ACTIVE_GAP
-    is active: its contact row is the next
-    one (rows ``0 .. n_active - 1``, in candidate order) and ``active[row]`` ((P,) int64) its
-    candidate. The later iterations, friction and the contact listing walk only those rows,
-    packed together so that they stream through the cache (a pile of 1000 rag dolls has
-    ~17 000 of them among ~87 000 candidates). Returns how many there are.
+    within ACTIVE_GAP get a contact row (see :func:`_first_capsules`); a pair with a box gets
+    one and is projected. Every pair that gets a row and is no farther apart than ACTIVE_GAP
+    is active: its contact row is the next one (rows ``0 .. n_active - 1``, in candidate
+    order) and ``active[row]`` ((P,) int64) its candidate. The later iterations, friction and
+    the contact listing walk only those rows, packed together so that they stream through the
+    cache (a pile of 1000 rag dolls has ~17 000 of them among ~87 000 candidates). Returns how
+    many there are.
+
+    Runs of capsule pairs go to a kernel compiled without reference counting; only pairs with
+    a box, whose tests allocate, are handled here (see :mod:`twig.physics.hot`).
     """
     n_active = 0
-    for q in range(n_pairs):
-        va = pair_vol[q, 0]
-        vb = pair_vol[q, 1]
-        if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
-            continue
-        capsules = vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE
-        gap = math.inf
-        ra = rb = 0.0
-        if capsules:
-            # Most candidates do not touch: rule them out cheaply (1 nm of slack covers the
-            # rounding of the exact test) and leave the contact code for those that do.
-            a0 = vol_nodes[va, 0]
-            a1 = vol_nodes[va, 1]
-            b0 = vol_nodes[vb, 0]
-            b1 = vol_nodes[vb, 1]
-            ra = vol_radius[va]
-            rb = vol_radius[vb]
-            reach = ra + rb + ACTIVE_GAP + 1e-9
-            if pair_seen[q, 0] - drift(pos, pair_seen, q, 0, a0, a1, b0, b1) > reach:
-                continue
-            sep = box_separation(pos, a0, a1, b0, b1)
-            if sep > reach:
-                remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, sep)
-                continue
-            d = segment_distance(pos, a0, a1, b0, b1)
-            gap = d - ra - rb
-            if gap > ACTIVE_GAP:
-                remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, d)
-                continue
+    q = 0
+    while q < n_pairs:
+        q, n_active = _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
+                                      vol_nodes, vol_radius, vol_friction, vol_passive,
+                                      pair_vol, q, n_pairs, pair_seen, pair_i, pair_f, active,
+                                      n_active, depenetration, dt, node_row, body_start,
+                                      body_count)
+        if q == n_pairs:
+            break
         row = n_active  # a pair with a box fills it before it is known to be active
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
                       pair_f, depenetration)
-        if capsules:
-            pair_f[row, GAP] = gap
-            active[row] = q
-            n_active += 1
-            if gap >= 0.0:
-                remember_at(pos, pair_f, row, SEEN_GAP, a0, a1, b0, b1, gap)
-            else:
-                capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f,
-                                row, ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
-                                body_count)
-            continue
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
                       row, True, dt, node_row, body_start, body_count)
         if pair_f[row, GAP] <= ACTIVE_GAP:
             active[row] = q
             n_active += 1
+        q += 1
     return n_active
+
+
+@hot_kernel
+def _asleep(flags, vol_nodes, va, vb):
+    """Whether both volumes' bodies sleep (their first nodes carry the body's flag)."""
+    return flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP
+
+
+@hot_kernel
+def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                    vol_radius, vol_friction, vol_passive, pair_vol, q, n_pairs, pair_seen,
+                    pair_i, pair_f, active, n_active, depenetration, dt, node_row, body_start,
+                    body_count):
+    """:func:`first_sweep` from candidate ``q`` on, up to the first awake pair with a box:
+    returns that candidate (``n_pairs`` if none) and the active count so far.
+
+    A capsule pair is measured with the cheapest test that decides: the distance remembered
+    in ``pair_seen`` ((P, CANDIDATE_SLOTS), kept between ticks: candidate ``q`` is row ``q``)
+    less how far the four nodes have moved since, then the gap of the segments' boxes, then
+    the exact gap (1 nm of slack covers the exact test's rounding). Lying bodies creep by
+    micrometres a tick, so a pair found 15 mm apart is not measured again for hundreds of
+    ticks. The memory needs no clearing when the list changes: the bound holds for any two
+    segments (see ``capsules.drift``), and a row of zeros decides nothing. A pair found
+    within ACTIVE_GAP gets the next contact row, projected at once if it overlaps.
+    """
+    while q < n_pairs:
+        va = pair_vol[q, 0]
+        vb = pair_vol[q, 1]
+        if _asleep(flags, vol_nodes, va, vb):
+            q += 1
+            continue
+        if vol_kind[va] != CAPSULE or vol_kind[vb] != CAPSULE:
+            return q, n_active
+        a0 = vol_nodes[va, 0]
+        a1 = vol_nodes[va, 1]
+        b0 = vol_nodes[vb, 0]
+        b1 = vol_nodes[vb, 1]
+        ra = vol_radius[va]
+        rb = vol_radius[vb]
+        reach = ra + rb + ACTIVE_GAP + 1e-9
+        if pair_seen[q, 0] - drift(pos, pair_seen, q, 0, a0, a1, b0, b1) > reach:
+            q += 1
+            continue
+        sep = box_separation(pos, a0, a1, b0, b1)
+        if sep > reach:
+            remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, sep)
+            q += 1
+            continue
+        d = segment_distance(pos, a0, a1, b0, b1)
+        gap = d - ra - rb
+        if gap > ACTIVE_GAP:
+            remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, d)
+            q += 1
+            continue
+        row = n_active
+        activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
+                      pair_f, depenetration)
+        pair_f[row, GAP] = gap
+        active[row] = q
+        n_active += 1
+        if gap >= 0.0:
+            remember_at(pos, pair_f, row, SEEN_GAP, a0, a1, b0, b1, gap)
+        else:
+            capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
+                            ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start, body_count)
+        q += 1
+    return q, n_active
 
 
 @njit(cache=True)
@@ -522,22 +557,43 @@ def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_n
                    vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, active,
                    n_active, dt, node_row, body_start, body_count):
     """A later projection sweep: each of the first sweep's ``n_active`` contact rows once
-    (pairs of two sleeping bodies skipped)."""
-    for row in range(n_active):
+    (pairs of two sleeping bodies skipped). Runs of capsule rows go to
+    :func:`_resolve_capsules`, compiled without reference counting."""
+    row = 0
+    while row < n_active:
+        row = _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
+                                vol_nodes, vol_radius, pair_vol, pair_i, pair_f, active, row,
+                                n_active, dt, node_row, body_start, body_count)
+        if row == n_active:
+            break
+        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
+                      active[row], row, False, dt, node_row, body_start, body_count)
+        row += 1
+
+
+@hot_kernel
+def _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                      vol_radius, pair_vol, pair_i, pair_f, active, row, n_active, dt, node_row,
+                      body_start, body_count):
+    """:func:`resolve_active` from contact row ``row`` on, up to the first awake row with a
+    box, which it returns (``n_active`` if none). A capsule row still apart
+    (``capsules.still_apart``) is not measured again."""
+    while row < n_active:
         q = active[row]
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
-        if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
+        if _asleep(flags, vol_nodes, va, vb):
+            row += 1
             continue
-        if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE:
-            if not still_apart(pos, pair_i, pair_f, row):
-                capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f,
-                                row, vol_radius[va], vol_radius[vb], False, dt, node_row,
-                                body_start, body_count)
-            continue
-        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
-                      row, False, dt, node_row, body_start, body_count)
+        if vol_kind[va] != CAPSULE or vol_kind[vb] != CAPSULE:
+            return row
+        if not still_apart(pos, pair_i, pair_f, row):
+            capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
+                            vol_radius[va], vol_radius[vb], False, dt, node_row, body_start,
+                            body_count)
+        row += 1
+    return row
 
 
 @hot_kernel
