@@ -38,9 +38,7 @@ from twig.physics.collision.response import (
 )
 from twig.physics.collision.sleep import wake_body
 from twig.physics.flags import ASLEEP, GROUNDED, MOVING
-from numba import njit
-
-from twig.physics.hot import hot_kernel
+from twig.physics.hot import hot_inline, hot_kernel
 
 
 @hot_kernel
@@ -113,7 +111,7 @@ def still_apart(pos, pair_i, pair_f, q):
                                        pair_i[q, 4], pair_i[q, 5]) > 1e-9
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@hot_inline
 def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
                     first, dt, node_row, body_start, body_count):
     """Find and project the contact of capsule row ``q`` (radii ``ra``, ``rb`` in metres):
@@ -191,7 +189,7 @@ def capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
             break
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@hot_inline
 def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, depth, first,
                  dt, node_row, body_start, body_count):
     """The pair's first penetration this tick: allow its approach along ``n`` on top of the
@@ -278,7 +276,7 @@ def _moved(x, y, z, c, wi, sg, lam, nx, ny, nz):
     return x + f * nx, y + f * ny, z + f * nz
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@hot_inline
 def _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, depth):
     """The twelve coordinates ``p`` of nodes a0, a1, b0, b1 after separating the pair by
     ``depth`` along ``n`` (first side +n), and whether anything moved."""
@@ -296,7 +294,7 @@ def _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, depth
     return (xa0, ya0, za0, xa1, ya1, za1, xb0, yb0, zb0, xb1, yb1, zb1), True
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@hot_inline
 def _respond(pos, prev, w, flags, gn, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
     """Separate the pair by ``push`` along ``n`` (first side +n), then hold static friction
     (``response.hold_static``): if the contact points slid less than ``mu`` times the

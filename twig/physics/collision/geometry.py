@@ -27,7 +27,7 @@ def _clamp01(x):
     return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, inline="always")
 def closest_params_segments(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2y, q2z):
     """Parameters ``(s, t)`` in [0, 1] of the closest points ``p1 + s d1`` and ``p2 + t d2``.
 
