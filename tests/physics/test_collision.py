@@ -5,6 +5,7 @@ import pytest
 
 import twig
 from twig.bench.pile import pile_world
+from twig.bench.suite import figures_world
 from twig.errors import PhysicsError
 
 
@@ -139,6 +140,27 @@ def test_snapshot_restore_repeats_collisions_bit_for_bit():
     world.restore(snap)
     world.run(seconds=1.0)
     assert world.state_hash() == first
+
+
+def test_restore_keeps_the_cached_pair_list():
+    """A pair list is trusted on a guess about how far volumes move, so a list rebuilt at
+    another tick could hold other pairs: a restored world gets back the list (and the boxes it
+    was built for) that the original had, rebuilds nothing, and repeats its future."""
+    world = figures_world(4)
+    world.step(200)
+    world.step()
+    assert world.broad_stats[0] == 0  # lying still: the list is kept
+    snap = world.snapshot()
+    pairs = world._pair_vol[:world.broad_stats[3]].copy()
+    world.step(60)
+    ahead = world.state_hash()
+    world.add_ball("ball", (9.0, 1.0, 9.0))  # a new topology in between
+    world.restore(snap)
+    assert np.array_equal(world._pair_vol[:world.broad_stats[3]], pairs)
+    world.step()
+    assert world.broad_stats[0] == 0
+    world.step(59)
+    assert world.state_hash() == ahead
 
 
 def test_broad_phase_lists_every_touching_pair_without_testing_all():

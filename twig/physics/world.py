@@ -94,6 +94,8 @@ class Snapshot:
     counters: dict[str, int]
     tick: int
     rng_state: dict[str, Any]
+    broad: tuple[np.ndarray, ...] | None = None
+    """The cached pair list and the boxes it was built for (see ``CollisionMixin``)."""
 
 
 class PhysicsWorld(CollisionMixin):
@@ -664,7 +666,7 @@ class PhysicsWorld(CollisionMixin):
         tables = {name: table.copy() for name, table in self._state_tables().items()}
         return Snapshot(tables, {k: replace(v, meta=dict(v.meta)) for k, v in
                                  self._bodies.items()}, dict(self._counters), self.tick,
-                        self.rng.bit_generator.state)
+                        self.rng.bit_generator.state, self._broad_state())
 
     def restore(self, snap: Snapshot) -> None:
         """Return to a :meth:`snapshot` (bodies removed since then come back)."""
@@ -677,6 +679,7 @@ class PhysicsWorld(CollisionMixin):
         self._solver_version = -1
         self.tick = snap.tick
         self.rng.bit_generator.state = snap.rng_state
+        self._restore_broad(snap.broad)
 
     def state_hash(self) -> str:
         """Hex digest of the dynamic state (positions, previous positions, flags, tick)."""

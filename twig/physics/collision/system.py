@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError
+from twig.physics.collision.broad import PAIRS
 from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
 from twig.physics.collision.narrow import BOX, CANDIDATE_SLOTS, CAPSULE
 from twig.physics.collision.response import PAIR_SLOTS
@@ -319,6 +320,34 @@ class CollisionMixin:
         return self._contacts
 
     # ------------------------------------------------------------------ per-tick work
+    def _broad_state(self) -> tuple[np.ndarray, ...] | None:
+        """Copies of the cached pair list and the grown boxes it was built for, or None when
+        the next tick rebuilds it anyway.
+
+        A snapshot keeps them, so a restored world lists the same pairs as the original did.
+        A list is trusted while no volume leaves its grown box, on the guess that a volume
+        moves this tick about as it did the last; in a jammed pile that guess fails now and
+        then and a pair is found a tick late, so a list built at another tick could differ.
+        """
+        if self._col_force or self._col_version != self.topology_version:
+            return None
+        n = int(self.broad_stats[PAIRS])
+        return self._col["build_lo"].copy(), self._col["build_hi"].copy(), self._pair_vol[:n].copy()
+
+    def _restore_broad(self, state: tuple[np.ndarray, ...] | None) -> None:
+        """Put back what :meth:`_broad_state` copied (None: rebuild the list next tick)."""
+        if state is None:
+            return
+        build_lo, build_hi, pairs = state
+        col = self._collision_arrays()
+        col["build_lo"][:] = build_lo
+        col["build_hi"][:] = build_hi
+        if len(pairs) > len(self._pair_vol):
+            self._grow_pairs(len(pairs))
+        self._pair_vol[:len(pairs)] = pairs
+        self.broad_stats[PAIRS] = len(pairs)
+        self._col_force = False
+
     def _collision_arrays(self) -> dict[str, np.ndarray]:
         """Kernel arrays derived from the topology, rebuilt when it changes."""
         if self._col_version == self.topology_version:
