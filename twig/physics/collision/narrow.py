@@ -485,18 +485,29 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
     return n_active
 
 
+SKIP = 0
+"""A pair both of whose bodies sleep (see :func:`_pair_case`)."""
+CAPSULES = 1
+"""A pair of two capsules, awake."""
+WITH_BOX = 2
+"""A pair with a box, awake."""
+
+
 @hot_kernel
-def _asleep(flags, vol_nodes, va, vb):
-    """Whether both volumes' bodies sleep (their first nodes carry the body's flag)."""
-    return flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP
+def _pair_case(flags, vol_kind, vol_nodes, va, vb):
+    """SKIP, CAPSULES or WITH_BOX for volumes ``va`` and ``vb`` (a body's first node carries
+    its sleep flag)."""
+    if flags[vol_nodes[va, 0]] & ASLEEP and flags[vol_nodes[vb, 0]] & ASLEEP:
+        return SKIP
+    return CAPSULES if vol_kind[va] == CAPSULE and vol_kind[vb] == CAPSULE else WITH_BOX
 
 
 @hot_kernel
 def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                    vol_radius, vol_friction, vol_passive, pair_vol, q, n_pairs, pair_seen,
+                    vol_radius, vol_friction, vol_passive, pair_vol, start, n_pairs, pair_seen,
                     pair_i, pair_f, active, n_active, depenetration, dt, node_row, body_start,
                     body_count):
-    """:func:`first_sweep` from candidate ``q`` on, up to the first awake pair with a box:
+    """:func:`first_sweep` from candidate ``start`` on, up to the first awake pair with a box:
     returns that candidate (``n_pairs`` if none) and the active count so far.
 
     A capsule pair is measured with the cheapest test that decides: the distance remembered
@@ -508,14 +519,14 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
     segments (see ``capsules.drift``), and a row of zeros decides nothing. A pair found
     within ACTIVE_GAP gets the next contact row, projected at once if it overlaps.
     """
-    while q < n_pairs:
+    for q in range(start, n_pairs):
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
-        if _asleep(flags, vol_nodes, va, vb):
-            q += 1
-            continue
-        if vol_kind[va] != CAPSULE or vol_kind[vb] != CAPSULE:
+        case = _pair_case(flags, vol_kind, vol_nodes, va, vb)
+        if case == WITH_BOX:
             return q, n_active
+        if case == SKIP:
+            continue
         a0 = vol_nodes[va, 0]
         a1 = vol_nodes[va, 1]
         b0 = vol_nodes[vb, 0]
@@ -524,18 +535,15 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         rb = vol_radius[vb]
         reach = ra + rb + ACTIVE_GAP + 1e-9
         if pair_seen[q, 0] - drift(pos, pair_seen, q, 0, a0, a1, b0, b1) > reach:
-            q += 1
             continue
         sep = box_separation(pos, a0, a1, b0, b1)
         if sep > reach:
             remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, sep)
-            q += 1
             continue
         d = segment_distance(pos, a0, a1, b0, b1)
         gap = d - ra - rb
         if gap > ACTIVE_GAP:
             remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, d)
-            q += 1
             continue
         row = n_active
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
@@ -548,8 +556,7 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         else:
             capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
                             ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start, body_count)
-        q += 1
-    return q, n_active
+    return n_pairs, n_active
 
 
 @njit(cache=True)
@@ -574,26 +581,23 @@ def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_n
 
 @hot_kernel
 def _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                      vol_radius, pair_vol, pair_i, pair_f, active, row, n_active, dt, node_row,
+                      vol_radius, pair_vol, pair_i, pair_f, active, start, n_active, dt, node_row,
                       body_start, body_count):
-    """:func:`resolve_active` from contact row ``row`` on, up to the first awake row with a
+    """:func:`resolve_active` from contact row ``start`` on, up to the first awake row with a
     box, which it returns (``n_active`` if none). A capsule row still apart
     (``capsules.still_apart``) is not measured again."""
-    while row < n_active:
+    for row in range(start, n_active):
         q = active[row]
         va = pair_vol[q, 0]
         vb = pair_vol[q, 1]
-        if _asleep(flags, vol_nodes, va, vb):
-            row += 1
-            continue
-        if vol_kind[va] != CAPSULE or vol_kind[vb] != CAPSULE:
+        case = _pair_case(flags, vol_kind, vol_nodes, va, vb)
+        if case == WITH_BOX:
             return row
-        if not still_apart(pos, pair_i, pair_f, row):
+        if case == CAPSULES and not still_apart(pos, pair_i, pair_f, row):
             capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
                             vol_radius[va], vol_radius[vb], False, dt, node_row, body_start,
                             body_count)
-        row += 1
-    return row
+    return n_active
 
 
 @hot_kernel
