@@ -1,7 +1,8 @@
 """Capsule-capsule contacts (spheres are capsules of zero length), the common case of a pile.
 
 The same contact as any other pair (see ``narrow._contact``: record it, cap the depenetration,
-measure the impact, wake the sleeping, project by Jakobsen's rule, hold static friction), here
+measure the impact, wake the sleeping, project by Jakobsen's rule; limbs grip after the
+relaxation, in ``response.contact_friction``), here
 for two capsules in one pass over their four nodes kept in local variables. The general path
 calls a dozen helpers per contact that take arrays, each call counting references with atomic
 instructions; these kernels are :data:`~twig.physics.hot.hot_kernel` and their helpers take
@@ -26,7 +27,6 @@ from twig.physics.collision.response import (
     GAP,
     MOVE_A,
     MOVE_B,
-    MU,
     NORMAL,
     POINT,
     PUSH,
@@ -34,7 +34,6 @@ from twig.physics.collision.response import (
     SELF_APPROACH,
     WAKE_DEPTH,
     WAKE_SPEED,
-    split_normal,
 )
 from twig.physics.collision.sleep import wake_body
 from twig.physics.flags import ASLEEP, GROUNDED, MOVING
@@ -173,7 +172,7 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
     push = min(-gap, pair_f[q, ALLOWED] - pair_f[q, PUSH])
     if push <= 0.0:
         return 0.0
-    _respond(pos, prev, w, flags, ground_normal, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push)
+    _respond(pos, w, flags, ground_normal, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push)
     return push
 
 
@@ -295,36 +294,20 @@ def _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, depth
 
 
 @hot_inline
-def _respond(pos, prev, w, flags, gn, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
-    """Separate the pair by ``push`` along ``n`` (first side +n), then hold static friction
-    (``response.hold_static``): if the contact points slid less than ``mu`` times the
-    separation so far, undo the slide. The nodes stay in local variables until written back."""
-    ka0 = pair_f[q, COEF_A]
-    ka1 = pair_f[q, COEF_A + 1]
-    kb0 = pair_f[q, COEF_B]
-    kb1 = pair_f[q, COEF_B + 1]
+def _respond(pos, w, flags, gn, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
+    """Separate the pair by ``push`` along ``n`` (first side +n). The nodes stay in local
+    variables until written back."""
     move_a = pair_f[q, MOVE_A] != 0.0
     move_b = pair_f[q, MOVE_B] != 0.0
-    ca0 = ka0 if move_a else 0.0
-    ca1 = ka1 if move_a else 0.0
-    cb0 = kb0 if move_b else 0.0
-    cb1 = kb1 if move_b else 0.0
+    ca0 = pair_f[q, COEF_A] if move_a else 0.0
+    ca1 = pair_f[q, COEF_A + 1] if move_a else 0.0
+    cb0 = pair_f[q, COEF_B] if move_b else 0.0
+    cb1 = pair_f[q, COEF_B + 1] if move_b else 0.0
     p = (pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1], pos[a1, 2],
          pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0], pos[b1, 1], pos[b1, 2])
     p, moved = _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, push)
     if moved:
         pair_f[q, PUSH] += push
-    # This tick's slide of the first contact point against the second.
-    vx = (ka0 * (p[0] - prev[a0, 0]) + ka1 * (p[3] - prev[a1, 0])
-          - (kb0 * (p[6] - prev[b0, 0]) + kb1 * (p[9] - prev[b1, 0])))
-    vy = (ka0 * (p[1] - prev[a0, 1]) + ka1 * (p[4] - prev[a1, 1])
-          - (kb0 * (p[7] - prev[b0, 1]) + kb1 * (p[10] - prev[b1, 1])))
-    vz = (ka0 * (p[2] - prev[a0, 2]) + ka1 * (p[5] - prev[a1, 2])
-          - (kb0 * (p[8] - prev[b0, 2]) + kb1 * (p[11] - prev[b1, 2])))
-    _, tx, ty, tz, tl = split_normal(vx, vy, vz, nx, ny, nz)
-    if tl > 1e-15 and tl <= pair_f[q, MU] * pair_f[q, PUSH]:
-        p, _ = _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, -tx / tl, -ty / tl,
-                     -tz / tl, tl)
     # A sphere's two nodes are one, with coefficient 0 on the second: write that one first.
     for i, k in ((a1, 3), (a0, 0), (b1, 9), (b0, 6)):
         pos[i, 0] = p[k]

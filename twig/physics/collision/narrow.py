@@ -217,7 +217,8 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
         return 0.0
     pair_f[q, PUSH] += push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
                                   push)
-    hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
+    if pair_f[q, RIGID_A] != 0.0 or pair_f[q, RIGID_B] != 0.0:
+        hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
     return push
 
 

@@ -160,7 +160,8 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
     using the coefficients in its COEF slots. Returns the separation achieved (0 if both
     sides are immovable)."""
     if pair_f[q, RIGID_A] == 0.0 and pair_f[q, RIGID_B] == 0.0:
-        return _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth)
+        return _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth,
+                            1.0)
     s = (side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, True)
          + side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz,
                              True))
@@ -182,15 +183,16 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
 
 
 @hot_kernel
-def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth):
+def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth, scale):
     """:func:`push_apart` when neither side is a box: both are capsules (or spheres), whose
-    points are ``c0 x0 + c1 x1`` (the rows' other two coefficients are 0)."""
+    points are ``c0 x0 + c1 x1`` (the rows' other two coefficients are 0). ``scale`` -1 moves
+    the nodes the opposite way (see :func:`push_capsules`)."""
     ca0 = pair_f[q, COEF_A] if pair_f[q, MOVE_A] != 0.0 else 0.0
     ca1 = pair_f[q, COEF_A + 1] if pair_f[q, MOVE_A] != 0.0 else 0.0
     cb0 = pair_f[q, COEF_B] if pair_f[q, MOVE_B] != 0.0 else 0.0
     cb1 = pair_f[q, COEF_B + 1] if pair_f[q, MOVE_B] != 0.0 else 0.0
     return push_capsules(pos, w, flags, ground_normal, pair_i[q, 0], pair_i[q, 1], pair_i[q, 4],
-                         pair_i[q, 5], ca0, ca1, cb0, cb1, nx, ny, nz, depth)
+                         pair_i[q, 5], ca0, ca1, cb0, cb1, nx, ny, nz, depth, scale)
 
 
 @hot_kernel
@@ -216,10 +218,12 @@ def _shift(pos, i, f, nx, ny, nz):
 
 @hot_kernel
 def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1, nx, ny, nz,
-                  depth):
+                  depth, scale):
     """Separate the points ``ca0 x_a0 + ca1 x_a1`` (moved along +n) and ``cb0 x_b0 + cb1
     x_b1`` (along -n) by ``depth`` metres with Jakobsen's rule, ``lambda = depth / sum c^2
     w``; a zero coefficient (a capsule's far end at its tip, a passive side) takes no part.
+    With ``scale`` -1 every node moves by the opposite of its share: applied to the previous
+    positions, that changes the velocities as the push would, leaving the positions alone.
     Returns the separation achieved (0 if nothing can move)."""
     wa0 = _node_share(w, flags, ground_normal, a0, 1.0, nx, ny, nz)
     wa1 = _node_share(w, flags, ground_normal, a1, 1.0, nx, ny, nz)
@@ -237,7 +241,7 @@ def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, c
     if s <= 0.0:
         return 0.0
     big = max(abs(ca0) * wa0, abs(ca1) * wa1, abs(cb0) * wb0, abs(cb1) * wb1)
-    lam = min(depth / s, LEVER * depth / big)  # see LEVER
+    lam = scale * min(depth / s, LEVER * depth / big)  # see LEVER
     if ca0 != 0.0:
         _shift(pos, a0, 1.0 * lam * ca0 * wa0, nx, ny, nz)
     if ca1 != 0.0:
@@ -286,10 +290,11 @@ def relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz):
 
 @hot_kernel
 def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz):
-    """Static friction inside the relaxation (Mueller et al. 2020, extended PBD): if the two
-    contact points slid against each other this tick by less than ``mu`` times the normal
-    separation applied so far, undo the slide. Pushing a box's corner up turns the box, which
-    moves its other corners sideways; without this a resting box creeps off its support."""
+    """Static friction inside the relaxation for a pair with a box (Mueller et al. 2020,
+    extended PBD): if the two contact points slid against each other this tick by less than
+    ``mu`` times the normal separation applied so far, undo the slide. Pushing a box's corner
+    up turns the box, which moves its other corners sideways; without this a resting box creeps
+    off its support. Limbs against limbs grip in :func:`contact_friction` instead."""
     _, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
     if tl <= 1e-15 or tl > pair_f[q, MU] * pair_f[q, PUSH]:
         return
@@ -298,15 +303,21 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
 
 @njit(cache=True)
 def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active):
-    """After the relaxation, once per tick: no bounce, then sliding (Jakobsen) friction.
+    """After the relaxation, once per tick: no bounce, then friction.
 
     A projection that pushes volumes apart by ``d`` also gives them the separating velocity
     ``d / dt`` in Verlet; deep contacts (a falling weight) would pop apart. People do not
     bounce (Horswill VI.D), so the separating normal velocity, up to what the pushes created,
     is removed by moving the previous positions (velocities change, positions do not). Then
     the contact points' relative tangential displacement this tick is shortened by
-    ``mu * push``, never reversed, shared by the two sides with the normal response's weights.
-    Only the ``n_active`` contact rows of this tick's active pairs can have been pushed.
+    ``mu * push``, never reversed, shared by the two sides with the normal response's weights:
+    for a pair with a box by moving the positions (Jakobsen's sliding friction, after
+    :func:`hold_static` in the relaxation), for capsules and spheres by moving the previous
+    positions only (velocity-level friction, Mueller et al. 2020, section 3.6). Limbs thus
+    grip without being moved against their links after the relaxation; moved, and held
+    inside it, limbs pressed together in a pile were pulled back by the links every tick, and
+    the pile never came to rest. Only the ``n_active`` contact rows of this tick's active
+    pairs can have been pushed.
     """
     for q in range(n_active):
         push = pair_f[q, PUSH]
@@ -323,6 +334,10 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
         if tl <= 1e-15:
             continue
         cut = min(tl, pair_f[q, MU] * push)
-        # Move the first side by -cut along t and the second by +cut: a "contact" along -t.
-        push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
-                   -tz / tl, cut)
+        # Slow the first side by cut along t and the second by -cut: a "contact" along -t.
+        if pair_f[q, RIGID_A] == 0.0 and pair_f[q, RIGID_B] == 0.0:
+            _push_affine(prev, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
+                         -tz / tl, cut, -1.0)
+        else:
+            push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
+                       -tz / tl, cut)
