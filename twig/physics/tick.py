@@ -85,8 +85,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  corner_plane, body_vols, body_vol_start, self_pairs, linked_keys,
                  linked_bodies, build_lo, build_hi, node_row, body_start, body_count,
                  body_can_sleep, body_still, pain, pain_threshold, pain_half_life, pair_vol,
-                 pair_seen, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
-                 broad_stats,
+                 pair_key, pair_seen, pair_i, pair_f, active, hit_row, hit_ids, pain_hits,
+                 pain_level, broad_stats,
                  margin, lookahead, force, use_grid, sleep_step, sleep_ticks, depenetration,
                  gravity, dt, iterations):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
@@ -110,7 +110,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
                              vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
                              body_vol_start, self_pairs, linked_keys, linked_bodies, build_lo,
-                             build_hi, margin, lookahead, force, use_grid, pair_vol, broad_stats)
+                             build_hi, margin, lookahead, force, use_grid, pair_vol, pair_key,
+                             pair_seen, broad_stats)
         if n_pairs > pair_vol.shape[0]:
             return n_pairs, -1, 0
     n = pos.shape[0]
@@ -136,7 +137,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                                    vol_nodes, vol_radius, vol_coef, vol_friction, vol_passive,
                                    box_c, box_u, box_h, pair_vol, n_pairs, pair_seen, pair_i,
                                    pair_f, active, depenetration, dt, node_row, body_start,
-                                   body_count)
+                                   body_count, broad_stats)
         else:
             resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                            vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
@@ -214,8 +215,9 @@ def array_args(world: PhysicsWorld) -> tuple:
                            "linked_keys", "linked_bodies", "build_lo", "build_hi", "node_row",
                            "body_start", "body_count", "can_sleep")),
         *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
-        world._pair_vol, world._pair_seen, world._pair_i, world._pair_f, world._pair_active,
-        world._hit_row, world._hit_ids, world._pain_hits, world._pain_level, world.broad_stats)
+        world._pair_vol, world._pair_key, world._pair_seen, world._pair_i, world._pair_f,
+        world._pair_active, world._hit_row, world._hit_ids, world._pain_hits, world._pain_level,
+        world.broad_stats)
 
 
 def setting_args(world: PhysicsWorld) -> tuple:

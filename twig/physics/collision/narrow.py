@@ -68,9 +68,13 @@ BOX = 1
 ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
 CANDIDATE_SLOTS = 13
-"""Memory kept per broad-phase candidate between ticks (``pair_seen``): a lower bound on the
-distance of two capsules' core segments (m) measured when the pair was found farther apart than
+"""Memory kept per broad-phase candidate between ticks (a row of ``pair_seen``, moved with the
+pair when the list is rebuilt: ``broad.carry_memory``): a lower bound on the distance of
+two capsules' core segments (m) measured when the pair was found farther apart than
 ACTIVE_GAP, and where their four nodes were then (12 slots; see ``capsules.remember_at``)."""
+REMEMBERED = 4
+"""Slot of the broad phase's ``stats`` (``broad.find_pairs``) where the first sweep counts the
+candidates it decided from memory, unmeasured."""
 KINEMATIC_APPROACH = 2.0
 """Fastest (m/s) a box is shoved by something immovable (a stepping foot, a driven hand)."""
 REPEATS = 8
@@ -448,7 +452,7 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
 def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
                 vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, pair_vol, n_pairs,
                 pair_seen, pair_i, pair_f, active, depenetration, dt, node_row, body_start,
-                body_count):
+                body_count, stats):
     """The first projection sweep over the broad phase's ``n_pairs`` candidates.
 
     Pairs of two sleeping bodies are skipped. Capsule pairs are measured first and only those
@@ -461,16 +465,17 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
     many there are.
 
     Runs of capsule pairs go to a kernel compiled without reference counting; only pairs with
-    a box, whose tests allocate, are handled here (see :mod:`twig.physics.hot`).
+    a box, whose tests allocate, are handled here (see :mod:`twig.physics.hot`). Counts the
+    candidates decided from memory in ``stats[REMEMBERED]`` (the broad phase's statistics).
     """
     n_active = 0
+    remembered = 0
     q = 0
     while q < n_pairs:
-        q, n_active = _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
-                                      vol_nodes, vol_radius, vol_friction, vol_passive,
-                                      pair_vol, q, n_pairs, pair_seen, pair_i, pair_f, active,
-                                      n_active, depenetration, dt, node_row, body_start,
-                                      body_count)
+        q, n_active, remembered = _first_capsules(
+            pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+            vol_friction, vol_passive, pair_vol, q, n_pairs, pair_seen, pair_i, pair_f, active,
+            n_active, remembered, depenetration, dt, node_row, body_start, body_count)
         if q == n_pairs:
             break
         row = n_active  # a pair with a box fills it before it is known to be active
@@ -483,6 +488,7 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             active[row] = q
             n_active += 1
         q += 1
+    stats[REMEMBERED] = remembered
     return n_active
 
 
@@ -506,18 +512,20 @@ def _pair_case(flags, vol_kind, vol_nodes, va, vb):
 @hot_kernel
 def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                     vol_radius, vol_friction, vol_passive, pair_vol, start, n_pairs, pair_seen,
-                    pair_i, pair_f, active, n_active, depenetration, dt, node_row, body_start,
-                    body_count):
+                    pair_i, pair_f, active, n_active, remembered, depenetration, dt, node_row,
+                    body_start, body_count):
     """:func:`first_sweep` from candidate ``start`` on, up to the first awake pair with a box:
-    returns that candidate (``n_pairs`` if none) and the active count so far.
+    returns that candidate (``n_pairs`` if none), the active count so far and the count of
+    candidates decided from memory so far (``remembered`` on entry).
 
     A capsule pair is measured with the cheapest test that decides: the distance remembered
-    in ``pair_seen`` ((P, CANDIDATE_SLOTS), kept between ticks: candidate ``q`` is row ``q``)
-    less how far the four nodes have moved since, then the gap of the segments' boxes, then
-    the exact gap (1 nm of slack covers the exact test's rounding). Lying bodies creep by
-    micrometres a tick, so a pair found 15 mm apart is not measured again for hundreds of
-    ticks. The memory needs no clearing when the list changes: the bound holds for any two
-    segments (see ``capsules.drift``), and a row of zeros decides nothing. A pair found
+    in ``pair_seen`` ((P, CANDIDATE_SLOTS), kept between ticks: candidate ``q`` is row ``q``,
+    moved with it when the list is rebuilt) less how far the four nodes have moved since,
+    then the gap of the segments' boxes, then the exact gap (1 nm of slack covers the exact
+    test's rounding). Lying bodies creep by micrometres a tick, so a pair found 15 mm apart
+    is not measured again for hundreds of ticks. Memory of another pair does no harm: the
+    bound holds for any two segments (see ``capsules.drift``), and a row of zeros decides
+    nothing. A pair found
     within ACTIVE_GAP gets the next contact row, projected at once if it overlaps.
     """
     for q in range(start, n_pairs):
@@ -525,7 +533,7 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         vb = pair_vol[q, 1]
         case = _pair_case(flags, vol_kind, vol_nodes, va, vb)
         if case == WITH_BOX:
-            return q, n_active
+            return q, n_active, remembered
         if case == SKIP:
             continue
         a0 = vol_nodes[va, 0]
@@ -536,6 +544,7 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         rb = vol_radius[vb]
         reach = ra + rb + ACTIVE_GAP + 1e-9
         if pair_seen[q, 0] - drift(pos, pair_seen, q, 0, a0, a1, b0, b1) > reach:
+            remembered += 1
             continue
         sep = box_separation(pos, a0, a1, b0, b1)
         if sep > reach:
@@ -557,7 +566,7 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         else:
             capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
                             ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start, body_count)
-    return n_pairs, n_active
+    return n_pairs, n_active, remembered
 
 
 @njit(cache=True)

@@ -86,7 +86,7 @@ class CollisionMixin:
         self._touches: deque[tuple[int, np.ndarray]] = deque()
         self._col_version = -1
         self._col: dict[str, np.ndarray] = {}
-        self.broad_stats = np.zeros(4, dtype=np.int64)
+        self.broad_stats = np.zeros(5, dtype=np.int64)
         self._grow_pairs(64)
         self._col_force = True
 
@@ -94,6 +94,7 @@ class CollisionMixin:
         """(Re)allocate the per-candidate-pair buffers of the tick kernel for ``capacity``
         pairs (see :func:`twig.physics.tick.physics_tick`)."""
         self._pair_vol = np.zeros((capacity, 2), dtype=np.int32)
+        self._pair_key = np.zeros(capacity, dtype=np.int64)
         self._pair_seen = np.zeros((capacity, CANDIDATE_SLOTS))
         self._pair_i = np.zeros((capacity, 8), dtype=np.int32)
         self._pair_f = np.zeros((capacity, PAIR_SLOTS))
@@ -332,19 +333,22 @@ class CollisionMixin:
         if self._col_force or self._col_version != self.topology_version:
             return None
         n = int(self.broad_stats[PAIRS])
-        return self._col["build_lo"].copy(), self._col["build_hi"].copy(), self._pair_vol[:n].copy()
+        return (self._col["build_lo"].copy(), self._col["build_hi"].copy(),
+                self._pair_vol[:n].copy(), self._pair_key[:n].copy())
 
     def _restore_broad(self, state: tuple[np.ndarray, ...] | None) -> None:
         """Put back what :meth:`_broad_state` copied (None: rebuild the list next tick)."""
         if state is None:
             return
-        build_lo, build_hi, pairs = state
+        build_lo, build_hi, pairs, keys = state
         col = self._collision_arrays()
         col["build_lo"][:] = build_lo
         col["build_hi"][:] = build_hi
         if len(pairs) > len(self._pair_vol):
             self._grow_pairs(len(pairs))
         self._pair_vol[:len(pairs)] = pairs
+        self._pair_key[:len(keys)] = keys
+        self._pair_seen[:len(pairs), 0] = 0.0  # what was remembered of other pairs
         self.broad_stats[PAIRS] = len(pairs)
         self._col_force = False
 
