@@ -2,12 +2,14 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import twig
 from twig.bench.pile import pile_world
 from twig.bench.suite import figures_world
 from twig.errors import PhysicsError
-from twig.physics.collision.broad import PAIRS, REBUILT
+from twig.physics.collision.broad import PAIRS, REBUILT, carry_memory
 from twig.physics.collision.narrow import REMEMBERED
 
 
@@ -226,6 +228,26 @@ def test_remembered_distances_follow_their_pairs_when_the_list_is_rebuilt():
             decided.append(world.broad_stats[REMEMBERED] / n)
     assert len(decided) >= 20  # the list changed nearly every tick
     assert np.mean(decided) > 0.4
+
+
+@given(st.sets(st.integers(0, 60), max_size=40), st.sets(st.integers(0, 60), max_size=40))
+def test_carried_memory_rows_land_with_their_keys(old, new):
+    """Any old and new key lists: rows of keys in both move with them (in place, none
+    overwritten before it is moved), rows of new keys are cleared, the keys are replaced."""
+    old, new = sorted(old), sorted(new)
+    capacity = 48
+    key = np.zeros(capacity, dtype=np.int64)
+    key[:len(old)] = old
+    seen = np.zeros((capacity, 13))
+    seen[:len(old), 0] = np.array(old) + 100.0  # row content names its key
+    seen[:len(old), 1:] = np.array(old)[:, None]
+    carry_memory(key, np.array(new, dtype=np.int64), len(old), len(new), seen)
+    assert key[:len(new)].tolist() == new
+    for j, k in enumerate(new):
+        if k in old:
+            assert seen[j, 0] == k + 100.0 and (seen[j, 1:] == k).all()
+        else:
+            assert seen[j, 0] == 0.0
 
 
 def test_groups_masks_adjacency_and_passive_volumes():
