@@ -9,7 +9,7 @@ import twig
 from twig.bench.pile import pile_world
 from twig.bench.suite import figures_world
 from twig.errors import PhysicsError
-from twig.physics.collision.broad import PAIRS, REBUILT, carry_memory
+from twig.physics.collision.broad import PAIRS, REBUILT, VOLUME_TESTS, carry_memory
 from twig.physics.collision.narrow import REMEMBERED
 
 
@@ -228,6 +228,28 @@ def test_remembered_distances_follow_their_pairs_when_the_list_is_rebuilt():
             decided.append(world.broad_stats[REMEMBERED] / n)
     assert len(decided) >= 20  # the list changed nearly every tick
     assert np.mean(decided) > 0.4
+
+
+def test_a_rebuilt_list_copies_what_it_would_pair_again():
+    """When some bodies leave their boxes, the volume pairs of two bodies that did not are
+    copied from the last list. Each tick here is stepped twice from a snapshot: once copying
+    (the pile's own history), once pairing every body pair afresh (a restored world has no
+    copies); the lists and the states must be the same, with far fewer tests the first way."""
+    world = pile_world(30)
+    world.run(seconds=2.0)
+    copied = 0
+    for _ in range(10):
+        snap = world.snapshot()
+        world.step()
+        assert world.broad_stats[REBUILT] == 1
+        listed = world._pair_vol[:world.broad_stats[PAIRS]].copy()
+        tests, state = world.broad_stats[VOLUME_TESTS], world.state_hash()
+        world.restore(snap)
+        world.step()
+        assert np.array_equal(world._pair_vol[:world.broad_stats[PAIRS]], listed)
+        assert world.state_hash() == state
+        copied += tests < 0.7 * world.broad_stats[VOLUME_TESTS]
+    assert copied >= 8
 
 
 @given(st.sets(st.integers(0, 60), max_size=40), st.sets(st.integers(0, 60), max_size=40))

@@ -85,8 +85,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  corner_plane, body_vols, body_vol_start, self_pairs, linked_keys,
                  linked_bodies, build_lo, build_hi, node_row, body_start, body_count,
                  body_can_sleep, body_still, pain, pain_threshold, pain_half_life, pair_vol,
-                 pair_key, pair_seen, pair_i, pair_f, active, hit_row, hit_ids, pain_hits,
-                 pain_level, broad_stats,
+                 pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active, hit_row,
+                 hit_ids, pain_hits, pain_level, broad_stats,
                  margin, lookahead, force, use_grid, sleep_step, sleep_ticks, depenetration,
                  gravity, dt, iterations):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
@@ -111,7 +111,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                              vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
                              body_vol_start, self_pairs, linked_keys, linked_bodies, build_lo,
                              build_hi, margin, lookahead, force, use_grid, pair_vol, pair_key,
-                             pair_seen, broad_stats)
+                             pair_seen, block_key, block_start, broad_stats)
         if n_pairs > pair_vol.shape[0]:
             return n_pairs, -1, 0
     n = pos.shape[0]
@@ -215,7 +215,8 @@ def array_args(world: PhysicsWorld) -> tuple:
                            "linked_keys", "linked_bodies", "build_lo", "build_hi", "node_row",
                            "body_start", "body_count", "can_sleep")),
         *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
-        world._pair_vol, world._pair_key, world._pair_seen, world._pair_i, world._pair_f,
+        world._pair_vol, world._pair_key, world._pair_seen, world._block_key,
+        world._block_start, world._pair_i, world._pair_f,
         world._pair_active, world._hit_row, world._hit_ids, world._pain_hits, world._pain_level,
         world.broad_stats)
 

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError
-from twig.physics.collision.broad import PAIRS
+from twig.physics.collision.broad import BLOCKS, PAIRS
 from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
 from twig.physics.collision.narrow import BOX, CANDIDATE_SLOTS, CAPSULE
 from twig.physics.collision.response import PAIR_SLOTS
@@ -86,7 +86,7 @@ class CollisionMixin:
         self._touches: deque[tuple[int, np.ndarray]] = deque()
         self._col_version = -1
         self._col: dict[str, np.ndarray] = {}
-        self.broad_stats = np.zeros(5, dtype=np.int64)
+        self.broad_stats = np.zeros(6, dtype=np.int64)
         self._grow_pairs(64)
         self._col_force = True
 
@@ -96,6 +96,9 @@ class CollisionMixin:
         self._pair_vol = np.zeros((capacity, 2), dtype=np.int32)
         self._pair_key = np.zeros(capacity, dtype=np.int64)
         self._pair_seen = np.zeros((capacity, CANDIDATE_SLOTS))
+        self._block_key = np.zeros(capacity, dtype=np.int64)
+        self._block_start = np.zeros(capacity + 1, dtype=np.int64)
+        self.broad_stats[BLOCKS] = 0
         self._pair_i = np.zeros((capacity, 8), dtype=np.int32)
         self._pair_f = np.zeros((capacity, PAIR_SLOTS))
         self._pair_active = np.zeros(capacity, dtype=np.int64)
@@ -349,6 +352,7 @@ class CollisionMixin:
         self._pair_vol[:len(pairs)] = pairs
         self._pair_key[:len(keys)] = keys
         self._pair_seen[:len(pairs), 0] = 0.0  # what was remembered of other pairs
+        self.broad_stats[BLOCKS] = 0  # the next rebuild pairs every body pair afresh
         self.broad_stats[PAIRS] = len(pairs)
         self._col_force = False
 
