@@ -127,8 +127,10 @@ def _grow_boxes(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box
 
 @hot_kernel
 def _overlap(lo, hi, a, b):
-    return (lo[a, 0] <= hi[b, 0] and lo[b, 0] <= hi[a, 0] and lo[a, 1] <= hi[b, 1]
-            and lo[b, 1] <= hi[a, 1] and lo[a, 2] <= hi[b, 2] and lo[b, 2] <= hi[a, 2])
+    """Whether boxes ``a`` and ``b`` (rows of ``lo``/``hi``) overlap. Branch-free ("&", not
+    "and"): in a heap whether two of a body's limbs meet is a coin flip."""
+    return ((lo[a, 0] <= hi[b, 0]) & (lo[b, 0] <= hi[a, 0]) & (lo[a, 1] <= hi[b, 1])
+            & (lo[b, 1] <= hi[a, 1]) & (lo[a, 2] <= hi[b, 2]) & (lo[b, 2] <= hi[a, 2]))
 
 
 @hot_kernel
@@ -455,20 +457,21 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     if n_close < capacity:
         starts[n_close] = n  # the end of the last body pair's block
     self_base = n_bodies * n_bodies * most * most
+    stats[VOLUME_TESTS] += self_pairs.shape[0]
     for s in range(self_pairs.shape[0]):
         va = self_pairs[s, 0]
         vb = self_pairs[s, 1]
-        stats[VOLUME_TESTS] += 1
-        if _overlap(build_lo, build_hi, va, vb):
-            if n < capacity:
-                listed[n, 0] = va
-                listed[n, 1] = vb
-                fresh[n] = self_base + s
-            n += 1
+        if n < capacity:  # written whether it is kept or not: no branch to mispredict
+            listed[n, 0] = va
+            listed[n, 1] = vb
+            fresh[n] = self_base + s
+        n += _overlap(build_lo, build_hi, va, vb)
     stats[BLOCKS] = 0
     if n <= capacity:
         carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen)
-        pair_vol[:n] = listed[:n]
+        for j in range(n):
+            pair_vol[j, 0] = listed[j, 0]
+            pair_vol[j, 1] = listed[j, 1]
         if n_close < capacity:
             block_key[:n_close] = blocks[:n_close]
             block_start[:n_close + 1] = starts[:n_close + 1]
