@@ -69,41 +69,53 @@ def _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h, box_u, box_c
 
 
 @hot_kernel
-def _left(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h, build_lo,
-          build_hi, v):
-    """Whether volume ``v``'s box, swept by this tick's expected motion (the last tick's) and
-    grown by the narrow phase's active gap, has left its grown build box."""
-    if vol_kind[v] == BOX:
-        box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
-    for c in range(3):
-        lo, hi, dlo, dhi = _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h, box_u,
-                                        box_c, v, c)
-        if lo + dlo - ACTIVE_GAP < build_lo[v, c] or hi + dhi + ACTIVE_GAP > build_hi[v, c]:
-            return True
-    return False
+def _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c):
+    """Whether volume ``v``'s bounds on axis ``c`` (``lo``, ``hi``), swept by this tick's
+    expected motion (the last tick's: ``dlo``, ``dhi``) and grown by the narrow phase's active
+    gap, leave its grown build box."""
+    return lo + dlo - ACTIVE_GAP < build_lo[v, c] or hi + dhi + ACTIVE_GAP > build_hi[v, c]
+
+
+@njit(cache=True)
+def _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
+                build_lo, build_hi):
+    """Whether the cached pair list still holds: every volume's box, swept by this tick's
+    expected motion (the last tick's) and grown by the narrow phase's active gap, is inside its
+    grown build box. Then every pair that comes within the active gap this tick is listed, as
+    long as no volume moves much more than it did the last tick; in a jammed pile that fails
+    now and then (100 dolls: one tick in 60 differed from an 8 cm margin) and a pair is found
+    a tick later. Snapshots keep the list, so a restored world repeats its future. Stops at
+    the first volume that has left (a moving pile rebuilds nearly every tick; bodies at rest
+    never do)."""
+    for v in range(vol_kind.shape[0]):
+        if vol_kind[v] == BOX:
+            box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
+        for c in range(3):
+            lo, hi, dlo, dhi = _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h,
+                                            box_u, box_c, v, c)
+            if _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c):
+                return False
+    return True
 
 
 @njit(cache=True)
 def _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                   body_vols, body_vol_start, build_lo, build_hi, force, moved):
     """Mark in ``moved`` ((B,) bool) the bodies with a volume that left its grown build box
-    (:func:`_left`; all of them with ``force``); returns how many.
-
-    While no volume has left, the cached pair list still holds: every pair that comes within
-    the active gap this tick is listed, as long as no volume moves much more than it did the
-    last tick; in a jammed pile that fails now and then (100 dolls: one tick in 60 differed
-    from an 8 cm margin) and a pair is found a tick later. Snapshots keep the list, so a
-    restored world repeats its future. A body's test stops at its first volume that left."""
-    count = 0
+    (the test of :func:`_list_valid`; all of them with ``force``)."""
     for b in range(body_vol_start.shape[0] - 1):
-        moved[b] = force
-        for x in range(body_vol_start[b], body_vol_start[b + 1]):
-            if moved[b]:
-                break
-            moved[b] = _left(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
-                             box_u, box_h, build_lo, build_hi, body_vols[x])
-        count += moved[b]
-    return count
+        left = force
+        x = body_vol_start[b]
+        while not left and x < body_vol_start[b + 1]:
+            v = body_vols[x]
+            if vol_kind[v] == BOX:
+                box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
+            for c in range(3):
+                lo, hi, dlo, dhi = _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius,
+                                                box_h, box_u, box_c, v, c)
+                left |= _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c)
+            x += 1
+        moved[b] = left
 
 
 @njit(cache=True)
@@ -292,7 +304,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         ``min * N + max`` of node pairs joined by links across bodies, and the same over body
         rows (``* B``): their volumes do not collide (a hand does not push what it holds).
     build_lo, build_hi : (V, 3) float64
-        Grown boxes of the last build, updated on rebuild.
+        Grown boxes, renewed for the volumes of each body that moved out of them.
     margin, lookahead
         Growth in metres, and in ticks of each volume's current motion.
     force
@@ -323,10 +335,12 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     stats[VOLUME_TESTS] = 0
     n_bodies = body_vol_start.shape[0] - 1
     n_nodes = pos.shape[0]
-    moved = np.empty(n_bodies, dtype=np.bool_)
-    if _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
-                     body_vols, body_vol_start, build_lo, build_hi, force, moved) == 0:
+    if not force and _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
+                                 box_u, box_h, build_lo, build_hi):
         return stats[PAIRS]
+    moved = np.empty(n_bodies, dtype=np.bool_)
+    _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
+                  body_vols, body_vol_start, build_lo, build_hi, force, moved)
     stats[REBUILT] = 1
     _grow_boxes(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                 body_vols, body_vol_start, moved, margin, lookahead, build_lo, build_hi)
