@@ -110,8 +110,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
                              vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
                              body_vol_start, self_pairs, linked_keys, linked_bodies, build_lo,
-                             build_hi, margin, lookahead, force, use_grid, pair_vol, pair_key,
-                             pair_seen, block_key, block_start, broad_stats)
+                             build_hi, margin, lookahead, force, use_grid, node_row, pair_vol,
+                             pair_key, pair_seen, block_key, block_start, broad_stats)
         if n_pairs > pair_vol.shape[0]:
             return n_pairs, -1, 0
     n = pos.shape[0]

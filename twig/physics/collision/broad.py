@@ -77,16 +77,20 @@ def _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c):
 
 
 @njit(cache=True)
-def _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
-                build_lo, build_hi):
-    """Whether the cached pair list still holds: every volume's box, swept by this tick's
-    expected motion (the last tick's) and grown by the narrow phase's active gap, is inside its
-    grown build box. Then every pair that comes within the active gap this tick is listed, as
-    long as no volume moves much more than it did the last tick; in a jammed pile that fails
-    now and then (100 dolls: one tick in 60 differed from an 8 cm margin) and a pair is found
-    a tick later. Snapshots keep the list, so a restored world repeats its future. Stops at
-    the first volume that has left (a moving pile rebuilds nearly every tick; bodies at rest
-    never do)."""
+def _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
+                  node_row, build_lo, build_hi, force, moved):
+    """Mark in ``moved`` ((B,) bool) the body rows (``node_row`` of a volume's first node) with
+    a volume that left its grown build box (:func:`_outside`; all of them with ``force``);
+    returns whether any did.
+
+    While none has, the cached pair list still holds: every pair that comes within the active
+    gap this tick is listed, as long as no volume moves much more than it did the last tick;
+    in a jammed pile that fails now and then (100 dolls: one tick in 60 differed from an 8 cm
+    margin) and a pair is found a tick later. Snapshots keep the list, so a restored world
+    repeats its future. One pass over the volumes, in order: a list that holds (bodies at
+    rest) costs what the test alone does."""
+    moved[:] = force
+    found = force
     for v in range(vol_kind.shape[0]):
         if vol_kind[v] == BOX:
             box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
@@ -94,28 +98,10 @@ def _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box
             lo, hi, dlo, dhi = _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h,
                                             box_u, box_c, v, c)
             if _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c):
-                return False
-    return True
-
-
-@njit(cache=True)
-def _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
-                  body_vols, body_vol_start, build_lo, build_hi, force, moved):
-    """Mark in ``moved`` ((B,) bool) the bodies with a volume that left its grown build box
-    (the test of :func:`_list_valid`; all of them with ``force``)."""
-    for b in range(body_vol_start.shape[0] - 1):
-        left = force
-        x = body_vol_start[b]
-        while not left and x < body_vol_start[b + 1]:
-            v = body_vols[x]
-            if vol_kind[v] == BOX:
-                box_frame(pos, vol_nodes, vol_coef, v, box_c, box_u, box_h)
-            for c in range(3):
-                lo, hi, dlo, dhi = _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius,
-                                                box_h, box_u, box_c, v, c)
-                left |= _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c)
-            x += 1
-        moved[b] = left
+                moved[node_row[vol_nodes[v, 0]]] = True
+                found = True
+                break
+    return found
 
 
 @njit(cache=True)
@@ -139,8 +125,7 @@ def _grow_boxes(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box
 
 @hot_kernel
 def _overlap(lo, hi, a, b):
-    """Whether boxes ``a`` and ``b`` (rows of ``lo``/``hi``) overlap. Branch-free ("&", not
-    "and"): in a heap whether two of a body's limbs meet is a coin flip."""
+    """Whether boxes ``a`` and ``b`` (rows of ``lo``/``hi``) overlap."""
     return ((lo[a, 0] <= hi[b, 0]) & (lo[b, 0] <= hi[a, 0]) & (lo[a, 1] <= hi[b, 1])
             & (lo[b, 1] <= hi[a, 1]) & (lo[a, 2] <= hi[b, 2]) & (lo[b, 2] <= hi[a, 2]))
 
@@ -285,7 +270,8 @@ def _bodies_close(blo, bhi, a, b):
 def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
                linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead, force,
-               use_grid, pair_vol, pair_key, pair_seen, block_key, block_start, stats):
+               use_grid, node_row, pair_vol, pair_key, pair_seen, block_key, block_start,
+               stats):
     """Candidate volume pairs for this tick, reusing the last list while it is valid.
 
     When a volume leaves its grown box only the bodies that moved so get new boxes, and the
@@ -312,6 +298,8 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     use_grid
         Find body pairs with the grid; False tests every pair of bodies (the N^2 reference the
         benchmark compares against).
+    node_row : (N,) int64
+        Body row of each node.
     pair_vol : (P, 2) int32
         Output; when more than P pairs are found only the count is right and the caller
         must grow the buffer and call again with ``force``.
@@ -335,12 +323,10 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     stats[VOLUME_TESTS] = 0
     n_bodies = body_vol_start.shape[0] - 1
     n_nodes = pos.shape[0]
-    if not force and _list_valid(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
-                                 box_u, box_h, build_lo, build_hi):
-        return stats[PAIRS]
     moved = np.empty(n_bodies, dtype=np.bool_)
-    _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
-                  body_vols, body_vol_start, build_lo, build_hi, force, moved)
+    if not _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
+                         box_h, node_row, build_lo, build_hi, force, moved):
+        return stats[PAIRS]
     stats[REBUILT] = 1
     _grow_boxes(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                 body_vols, body_vol_start, moved, margin, lookahead, build_lo, build_hi)
@@ -475,11 +461,12 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     for s in range(self_pairs.shape[0]):
         va = self_pairs[s, 0]
         vb = self_pairs[s, 1]
-        if n < capacity:  # written whether it is kept or not: no branch to mispredict
-            listed[n, 0] = va
-            listed[n, 1] = vb
-            fresh[n] = self_base + s
-        n += _overlap(build_lo, build_hi, va, vb)
+        if _overlap(build_lo, build_hi, va, vb):
+            if n < capacity:
+                listed[n, 0] = va
+                listed[n, 1] = vb
+                fresh[n] = self_base + s
+            n += 1
     stats[BLOCKS] = 0
     if n <= capacity:
         carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen)
