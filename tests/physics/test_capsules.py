@@ -15,6 +15,7 @@ from twig.physics.collision.capsules import (
     drift,
     remember_at,
     segment_distance,
+    segment_params,
     still_apart,
 )
 from twig.physics.collision.geometry import closest_params_segments, fallback_normal
@@ -82,8 +83,9 @@ def test_capsule_contact_matches_the_general_contact_bit_for_bit(ends, motion, r
     lean = (pos.copy(), _row(mu, passive_b))
     general = (pos.copy(), _row(mu, passive_b))
     for _ in range(3):  # a first touch, then projections of a touching pair
-        capsule_contact(lean[0], prev, w, w.copy(), flags, gn, pair_i, lean[1], 0, *radii, first,
-                        DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
+        s, t = segment_params(lean[0], 0, a1, 2, 3)
+        capsule_contact(lean[0], prev, w, w.copy(), flags, gn, pair_i, lean[1], 0, *radii, s, t,
+                        first, DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
                         np.zeros(2, dtype=np.int64))
         _general(general[0], prev, w, flags, gn, pair_i, general[1], *radii, first)
         first = False

@@ -56,16 +56,30 @@ def box_separation(pos, a0, a1, b0, b1):
     return sep
 
 
-@hot_kernel
-def segment_distance(pos, a0, a1, b0, b1):
-    """Distance (m) between the core segments ``a0``-``a1`` and ``b0``-``b1``."""
-    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
+@hot_inline
+def segment_params(pos, a0, a1, b0, b1):
+    """Parameters ``(s, t)`` of the closest points of the core segments ``a0``-``a1`` and
+    ``b0``-``b1`` (:func:`~twig.physics.collision.geometry.closest_params_segments`)."""
+    return closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
                                    pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
                                    pos[b1, 1], pos[b1, 2])
+
+
+@hot_inline
+def distance_at(pos, a0, a1, b0, b1, s, t):
+    """Distance (m) between the points at parameters ``s`` and ``t`` of the core segments
+    ``a0``-``a1`` and ``b0``-``b1``."""
     dx = pos[a0, 0] + s * (pos[a1, 0] - pos[a0, 0]) - (pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0]))
     dy = pos[a0, 1] + s * (pos[a1, 1] - pos[a0, 1]) - (pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1]))
     dz = pos[a0, 2] + s * (pos[a1, 2] - pos[a0, 2]) - (pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2]))
     return math.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@hot_kernel
+def segment_distance(pos, a0, a1, b0, b1):
+    """Distance (m) between the core segments ``a0``-``a1`` and ``b0``-``b1``."""
+    s, t = segment_params(pos, a0, a1, b0, b1)
+    return distance_at(pos, a0, a1, b0, b1, s, t)
 
 
 @hot_kernel
@@ -112,18 +126,16 @@ def still_apart(pos, pair_i, pair_f, q):
 
 @hot_inline
 def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
-                    first, dt, node_row, body_start, body_count):
-    """Find and project the contact of capsule row ``q`` (radii ``ra``, ``rb`` in metres):
-    the closest points of the two core segments (Ericson), the normal between them, the
-    depth; then :func:`_respond`. ``first`` records the gap and the impact (the first
-    projection of the tick). Returns the separation pushed (m; 0 when apart)."""
+                    s, t, first, dt, node_row, body_start, body_count):
+    """Find and project the contact of capsule row ``q`` (radii ``ra``, ``rb`` in metres)
+    whose core segments are closest at parameters ``s`` and ``t`` (:func:`segment_params`):
+    the normal between those points, the depth; then :func:`_respond`. ``first`` records the
+    gap and the impact (the first projection of the tick). Returns the separation pushed (m;
+    0 when apart)."""
     a0 = pair_i[q, 0]
     a1 = pair_i[q, 1]
     b0 = pair_i[q, 4]
     b1 = pair_i[q, 5]
-    s, t = closest_params_segments(pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1],
-                                   pos[a1, 2], pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0],
-                                   pos[b1, 1], pos[b1, 2])
     qx = pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0])
     qy = pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1])
     qz = pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2])
@@ -178,13 +190,17 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
 
 @hot_kernel
 def capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
-                    repeats, repeat_depth, dt, node_row, body_start, body_count):
-    """The first projection of the tick of an overlapping capsule row ``q``, repeated up to
-    ``repeats`` times while it pushes more than ``repeat_depth`` metres (the contact point
-    moves as the capsules turn; see ``narrow.REPEATS``)."""
+                    s, t, repeats, repeat_depth, dt, node_row, body_start, body_count):
+    """The first projection of the tick of an overlapping capsule row ``q`` whose segments
+    are closest at ``s``, ``t`` now, repeated up to ``repeats`` times while it pushes more
+    than ``repeat_depth`` metres (the contact point moves as the capsules turn; see
+    ``narrow.REPEATS``)."""
     for rep in range(repeats):
+        if rep > 0:
+            s, t = segment_params(pos, pair_i[q, 0], pair_i[q, 1], pair_i[q, 4], pair_i[q, 5])
         if capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra,
-                           rb, rep == 0, dt, node_row, body_start, body_count) <= repeat_depth:
+                           rb, s, t, rep == 0, dt, node_row, body_start,
+                           body_count) <= repeat_depth:
             break
 
 

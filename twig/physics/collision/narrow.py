@@ -18,9 +18,10 @@ from twig.physics.collision.capsules import (
     box_separation,
     capsule_contact,
     capsule_repeats,
+    distance_at,
     drift,
     remember_at,
-    segment_distance,
+    segment_params,
     still_apart,
 )
 from twig.physics.collision.geometry import (
@@ -550,7 +551,8 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         if sep > reach:
             remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, sep)
             continue
-        d = segment_distance(pos, a0, a1, b0, b1)
+        s, t = segment_params(pos, a0, a1, b0, b1)
+        d = distance_at(pos, a0, a1, b0, b1, s, t)
         gap = d - ra - rb
         if gap > ACTIVE_GAP:
             remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, d)
@@ -565,7 +567,7 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
             remember_at(pos, pair_f, row, SEEN_GAP, a0, a1, b0, b1, gap)
         else:
             capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
-                            ra, rb, REPEATS, REPEAT_DEPTH, dt, node_row, body_start, body_count)
+                            ra, rb, s, t, REPEATS, REPEAT_DEPTH, dt, node_row, body_start, body_count)
     return n_pairs, n_active, remembered
 
 
@@ -604,8 +606,10 @@ def _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vo
         if case == WITH_BOX:
             return row
         if case == CAPSULES and not still_apart(pos, pair_i, pair_f, row):
+            s, t = segment_params(pos, pair_i[row, 0], pair_i[row, 1], pair_i[row, 4],
+                                  pair_i[row, 5])
             capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
-                            vol_radius[va], vol_radius[vb], False, dt, node_row, body_start,
+                            vol_radius[va], vol_radius[vb], s, t, False, dt, node_row, body_start,
                             body_count)
     return n_active
 
