@@ -59,7 +59,7 @@ class CollisionMixin:
     Settings (attributes, change them any time): ``sleeping`` (bool, default True),
     ``sleep_speed`` (m/s, default 0.03), ``sleep_seconds`` (default 1.0), ``touch_memory``
     (seconds of contacts kept for :meth:`touched`, default 2.0), ``broad_margin`` (m, default
-    0.02), ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 1; 0 with a
+    0.02), ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3; 0 with a
     margin of ``ACTIVE_GAP`` rebuilds it nearly every tick), ``broad_grid`` (True; False tests
     every pair of bodies) and
     ``max_depenetration_speed`` (m/s, default 1.2: overlapping volumes are pushed apart at most
@@ -76,7 +76,7 @@ class CollisionMixin:
         self.sleep_seconds = 1.0
         self.touch_memory = 2.0
         self.broad_margin = 0.02
-        self.broad_lookahead = 1.0
+        self.broad_lookahead = 3.0
         self.broad_grid = True
         self.max_depenetration_speed = 1.2
         self.contact_event_energy = 1.0
