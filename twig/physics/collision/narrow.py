@@ -526,8 +526,8 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
     test's rounding). Lying bodies creep by micrometres a tick, so a pair found 15 mm apart
     is not measured again for hundreds of ticks. Memory of another pair does no harm: the
     bound holds for any two segments (see ``capsules.drift``), and a row of zeros decides
-    nothing. A pair found
-    within ACTIVE_GAP gets the next contact row, projected at once if it overlaps.
+    nothing. A pair found within ACTIVE_GAP gets the next contact row, projected at once if
+    it overlaps (from the closest points just found).
     """
     for q in range(start, n_pairs):
         va = pair_vol[q, 0]
@@ -567,7 +567,8 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
             remember_at(pos, pair_f, row, SEEN_GAP, a0, a1, b0, b1, gap)
         else:
             capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
-                            ra, rb, s, t, REPEATS, REPEAT_DEPTH, dt, node_row, body_start, body_count)
+                            ra, rb, s, t, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
+                            body_count)
     return n_pairs, n_active, remembered
 
 
