@@ -12,9 +12,9 @@ from twig.physics.collision import response as r
 from twig.physics.collision.capsules import (
     box_separation,
     capsule_contact,
+    distance_at,
     drift,
     remember_at,
-    segment_distance,
     segment_params,
     still_apart,
 )
@@ -33,6 +33,11 @@ def _row(mu: float, passive_b: bool) -> np.ndarray:
     row[0, r.MOVE_B] = 0.0 if passive_b else 1.0
     row[0, r.ALLOWED] = 0.02
     return row
+
+
+def _distance(pos: np.ndarray) -> float:
+    """Distance between the segments 0-1 and 2-3 of ``pos``, as the first sweep measures it."""
+    return distance_at(pos, 0, 1, 2, 3, *segment_params(pos, 0, 1, 2, 3))
 
 
 def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
@@ -106,14 +111,14 @@ def test_a_pair_said_still_apart_does_not_touch(ends, moves, radii):
     pos = ends.copy()
     pair_i = np.array([[0, 1, 1, 1, 2, 3, 3, 3]], dtype=np.int32)
     row = np.zeros((1, r.PAIR_SLOTS))
-    gap = segment_distance(pos, 0, 1, 2, 3) - sum(radii)
+    gap = _distance(pos) - sum(radii)
     if gap < 0.0:
         return
     remember_at(pos, row, 0, r.SEEN_GAP, 0, 1, 2, 3, gap)
     assert still_apart(pos, pair_i, row, 0) == (gap > 1e-9)
     pos += moves
     if still_apart(pos, pair_i, row, 0):
-        assert segment_distance(pos, 0, 1, 2, 3) - sum(radii) > 0.0
+        assert _distance(pos) - sum(radii) > 0.0
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -124,7 +129,7 @@ def test_remembered_distances_bound_the_distance_from_below(ends, moves):
     distance, and a distance remembered with the nodes' positions, less their
     :func:`drift` since, never exceeds the distance now, wherever the nodes went."""
     pos = ends.copy()
-    d = segment_distance(pos, 0, 1, 2, 3)
+    d = _distance(pos)
     assert box_separation(pos, 0, 1, 2, 3) <= d + 1e-12
     memory = np.zeros((2, 13))
     remember_at(pos, memory, 1, 0, 0, 1, 2, 3, d)
@@ -132,6 +137,6 @@ def test_remembered_distances_bound_the_distance_from_below(ends, moves):
     assert drift(pos, memory, 1, 0, 0, 1, 2, 3) == 0.0
     pos += moves
     assert memory[1, 0] - drift(pos, memory, 1, 0, 0, 1, 2, 3) <= (
-        segment_distance(pos, 0, 1, 2, 3) + 1e-12)
+        _distance(pos) + 1e-12)
     # A row never written (zeros) bounds nothing above zero.
     assert memory[0, 0] - drift(pos, memory, 0, 0, 0, 1, 2, 3) <= 0.0

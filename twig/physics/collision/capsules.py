@@ -76,13 +76,6 @@ def distance_at(pos, a0, a1, b0, b1, s, t):
 
 
 @hot_kernel
-def segment_distance(pos, a0, a1, b0, b1):
-    """Distance (m) between the core segments ``a0``-``a1`` and ``b0``-``b1``."""
-    s, t = segment_params(pos, a0, a1, b0, b1)
-    return distance_at(pos, a0, a1, b0, b1, s, t)
-
-
-@hot_kernel
 def remember_at(pos, memory, q, k, a0, a1, b0, b1, value):
     """Write ``value`` (a distance, m) to ``memory[q, k]`` and where nodes ``a0``, ``a1``,
     ``b0``, ``b1`` are now to the 12 slots after it (see :func:`drift`)."""
