@@ -9,7 +9,13 @@ import twig
 from twig.bench.pile import pile_world
 from twig.bench.suite import figures_world
 from twig.errors import PhysicsError
-from twig.physics.collision.broad import PAIRS, REBUILT, VOLUME_TESTS, carry_memory
+from twig.physics.collision.broad import (
+    PAIRS,
+    REBUILT,
+    VOLUME_TESTS,
+    _stable_order,
+    carry_memory,
+)
 from twig.physics.collision.narrow import REMEMBERED
 
 
@@ -270,6 +276,15 @@ def test_carried_memory_rows_land_with_their_keys(old, new):
             assert seen[j, 0] == k + 100.0 and (seen[j, 1:] == k).all()
         else:
             assert seen[j, 0] == 0.0
+
+
+@given(st.lists(st.integers(0, 3000), max_size=300))
+def test_grid_cells_are_ordered_as_a_stable_sort_orders_them(cells):
+    """The grid's counting sort (dense cells) and its fallback (sparse cells, keys up to 3000
+    for at most 300 entries) give the order of a stable merge sort: bodies sharing a cell stay
+    in body order, so the body pairs are found in the same order."""
+    keys = np.array(cells, dtype=np.int64)
+    assert _stable_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
 
 
 def test_groups_masks_adjacency_and_passive_volumes():
