@@ -16,6 +16,7 @@ from numba import njit
 from twig.physics.collision.broad import find_pairs
 from twig.physics.collision.contacts import record_contacts
 from twig.physics.collision.narrow import (
+    REVERSED,
     box_plane_friction,
     boxes_on_planes,
     first_sweep,
@@ -141,9 +142,10 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         else:
             resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                            vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
-                           active, n_active, dt, node_row, body_start, body_count)
+                           active, n_active, dt, node_row, body_start, body_count,
+                           it % 2 == REVERSED)
         boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
-                        plane_offset, corner_push, corner_plane)
+                        plane_offset, corner_push, corner_plane, it % 2 == REVERSED)
     if n_pairs > 0:
         # Contacts came after the planes in the last iteration: nothing ends a tick underground.
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
