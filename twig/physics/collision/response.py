@@ -20,7 +20,7 @@ from numba import njit
 
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.flags import GROUNDED
-from twig.physics.hot import hot_kernel
+from twig.physics.hot import hot_inline, hot_kernel
 
 GAP = 0
 """Signed gap at the first iteration of the tick (metres; negative = penetration)."""
@@ -317,27 +317,78 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     grip without being moved against their links after the relaxation; moved, and held
     inside it, limbs pressed together in a pile were pulled back by the links every tick, and
     the pile never came to rest. Only the ``n_active`` contact rows of this tick's active
-    pairs can have been pushed.
+    pairs can have been pushed. Runs of rows without a box go to
+    :func:`_capsule_friction`, compiled without reference counting.
     """
-    for q in range(n_active):
+    q = 0
+    while q < n_active:
+        q = _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, n_active)
+        if q == n_active:
+            break
+        push = pair_f[q, PUSH]
+        if push > 0.0:
+            nx = pair_f[q, NORMAL]
+            ny = pair_f[q, NORMAL + 1]
+            nz = pair_f[q, NORMAL + 2]
+            vn, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
+            if vn > 0.0:
+                # Moving prev by +n on the first side slows its separation along n.
+                push_apart(prev, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
+                           min(vn, push))
+            if tl > 1e-15:
+                # Slow the first side by cut along t and the second by -cut: a "contact"
+                # along -t.
+                push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
+                           -tz / tl, min(tl, pair_f[q, MU] * push))
+        q += 1
+
+
+@hot_inline
+def _slide(pos, prev, i0, i1, c0, c1):
+    """Displacement this tick (m) of the point ``c0 x_i0 + c1 x_i1`` (the sum as
+    :func:`point_velocity` forms it: the other two coefficients of a capsule row are 0)."""
+    return (0.0 + c0 * (pos[i0, 0] - prev[i0, 0]) + c1 * (pos[i1, 0] - prev[i1, 0]),
+            0.0 + c0 * (pos[i0, 1] - prev[i0, 1]) + c1 * (pos[i1, 1] - prev[i1, 1]),
+            0.0 + c0 * (pos[i0, 2] - prev[i0, 2]) + c1 * (pos[i1, 2] - prev[i1, 2]))
+
+
+@hot_kernel
+def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start, n_active):
+    """:func:`contact_friction` of rows ``start`` on up to the first with a box, which it
+    returns (``n_active`` if none): capsules and spheres, pushed through their previous
+    positions only."""
+    for q in range(start, n_active):
+        if pair_f[q, RIGID_A] != 0.0 or pair_f[q, RIGID_B] != 0.0:
+            return q
         push = pair_f[q, PUSH]
         if push <= 0.0:
             continue
+        a0 = pair_i[q, 0]
+        a1 = pair_i[q, 1]
+        b0 = pair_i[q, 4]
+        b1 = pair_i[q, 5]
+        ca0 = pair_f[q, COEF_A]
+        ca1 = pair_f[q, COEF_A + 1]
+        cb0 = pair_f[q, COEF_B]
+        cb1 = pair_f[q, COEF_B + 1]
+        ax, ay, az = _slide(pos, prev, a0, a1, ca0, ca1)
+        bx, by, bz = _slide(pos, prev, b0, b1, cb0, cb1)
         nx = pair_f[q, NORMAL]
         ny = pair_f[q, NORMAL + 1]
         nz = pair_f[q, NORMAL + 2]
-        vn, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
+        vn, tx, ty, tz, tl = split_normal(ax - bx, ay - by, az - bz, nx, ny, nz)
+        if pair_f[q, MOVE_A] == 0.0:
+            ca0 = 0.0
+            ca1 = 0.0
+        if pair_f[q, MOVE_B] == 0.0:
+            cb0 = 0.0
+            cb1 = 0.0
         if vn > 0.0:
             # Moving prev by +n on the first side slows its separation along n.
-            push_apart(prev, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
-                       min(vn, push))
-        if tl <= 1e-15:
-            continue
-        cut = min(tl, pair_f[q, MU] * push)
-        # Slow the first side by cut along t and the second by -cut: a "contact" along -t.
-        if pair_f[q, RIGID_A] == 0.0 and pair_f[q, RIGID_B] == 0.0:
-            _push_affine(prev, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
-                         -tz / tl, cut, -1.0)
-        else:
-            push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
-                       -tz / tl, cut)
+            push_capsules(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
+                          nx, ny, nz, min(vn, push), 1.0)
+        if tl > 1e-15:
+            # Slow the first side by cut along t and the second by -cut: a "contact" along -t.
+            push_capsules(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
+                          -tx / tl, -ty / tl, -tz / tl, min(tl, pair_f[q, MU] * push), -1.0)
+    return n_active
