@@ -49,10 +49,13 @@ def test_what_is_put_on_a_table_stays_on_its_top():
 
 
 @pytest.mark.parametrize("mass, place", [(10.0, (0.0, 0.0)), (30.0, (0.0, 0.0)),
-                                         (30.0, (0.2, -0.1)), (30.0, (-0.3, 0.15))])
+                                         (30.0, (0.2, -0.1)), (30.0, (-0.3, 0.15)),
+                                         (60.0, (0.0, 0.0)), (60.0, (-0.3, 0.15))])
 def test_a_heavy_cube_put_on_a_table_rests_there_and_sleeps(mass, place):
     """A 30 kg cube on the 20 kg table used to rock and walk off it within 10 s (the corners'
-    pushes tilted the frames the same way every iteration; ``narrow.REVERSED``)."""
+    pushes tilted the frames the same way every iteration; ``narrow.REVERSED``), and a 60 kg
+    one crept 2-3 cm in 4 s (friction moved the table under it: ``response.push_apart``'s
+    ``held``)."""
     world = twig.World(seed=0)
     table = world.add_table("table", position=(0.0, 0.0, 0.0), facing=0.3)
     top = world.atlas(table)["top"]
@@ -65,6 +68,27 @@ def test_a_heavy_cube_put_on_a_table_rests_there_and_sleeps(mass, place):
     assert world.is_asleep(cube)
     local = world.atlas(table)["top"].from_world(box_corners(world, cube))
     assert local[:, 1].min() == pytest.approx(0.0, abs=3e-3)  # resting on the top
+
+
+@pytest.mark.parametrize("mass, place, facing", [(10.0, (0.0, 0.0), 0.0),
+                                                 (60.0, (-0.03, 0.02), -0.4)])
+def test_a_load_heavier_than_the_chair_rests_on_its_seat(mass, place, facing):
+    """A box of 2 to 12 times the 5 kg chair's mass used to slide across the seat and fall off
+    it, or throw the chair off the floor: friction between box and seat moved the light chair
+    (shock propagation held it only against pushes into the floor)."""
+    world = twig.World(seed=0)
+    chair = world.add_chair("chair", position=(0.0, 0.0, 0.0), facing=facing)
+    seat = world.atlas(chair)["seat"]
+    load = world.add_block("load", position=seat.to_world((place[0], 0.16, place[1])),
+                           size=(0.3, 0.3, 0.3), mass=mass)
+    world.run(seconds=1.0)
+    settled = world.node_pos[load.nodes].copy()
+    world.run(seconds=5.0)
+    assert np.abs(world.node_pos[load.nodes] - settled).max() < 0.005
+    assert world.is_asleep(load) and world.is_asleep(chair)
+    seat = world.atlas(chair)["seat"]
+    assert seat.from_world(box_corners(world, load))[:, 1].min() == pytest.approx(0.0, abs=3e-3)
+    assert seat.origin[1] == pytest.approx(0.45, abs=3e-3)
 
 
 def test_a_child_dropped_on_a_chair_stays_sitting_on_its_seat():

@@ -102,10 +102,11 @@ def contact_point(pos, pair_i, pair_f, q, side):
 
 @njit(cache=True, inline="always")
 def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
-                      shock):
+                      shock, held=False):
     """Generalised inverse mass of one side of contact row ``q`` for a push along ``n``:
     ``sum_k c_k^2 w_k`` (Jakobsen's rule) or the rigid frame's (boxes). With ``shock``, nodes
-    resting on a plane do not give way into it (:func:`side_weight`)."""
+    resting on a plane do not give way into it (:func:`side_weight`); with ``held`` too, a box
+    resting on a plane does not give way at all (see :func:`push_apart`)."""
     if pair_f[q, MOVE_A + side] == 0.0:
         return 0.0
     i0 = pair_i[q, 4 * side]
@@ -116,6 +117,8 @@ def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx,
         if shock:
             for i in (i0, i1, i2, i3):
                 if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
+                    return 0.0
+                if held and (flags[i] & GROUNDED) != 0:
                     return 0.0
         inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
         px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
@@ -129,8 +132,9 @@ def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx,
 
 
 @njit(cache=True, inline="always")
-def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz, lam):
-    """Move side ``side`` of contact row ``q`` by the impulse ``lam`` along ``n``."""
+def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz, lam, held=False):
+    """Move side ``side`` of contact row ``q`` by the impulse ``lam`` along ``n`` (``held``:
+    as in :func:`side_inverse_mass`)."""
     if pair_f[q, MOVE_A + side] == 0.0:
         return
     i0 = pair_i[q, 4 * side]
@@ -140,6 +144,8 @@ def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
     if pair_f[q, RIGID_A + side] > 0.0:
         for i in (i0, i1, i2, i3):
             if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
+                return
+            if held and (flags[i] & GROUNDED) != 0:
                 return
         inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
         px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
@@ -155,16 +161,23 @@ def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
 
 
 @hot_kernel
-def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth):
+def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth, held=False):
     """Separate contact row ``q`` by ``depth`` along ``n`` (first side +n, second side -n),
     using the coefficients in its COEF slots. Returns the separation achieved (0 if both
-    sides are immovable)."""
+    sides are immovable).
+
+    ``held`` (friction pushes): a box standing on a plane does not give way at all, in any
+    direction (shock propagation, Guendelman et al. 2003). Friction shares a slide by the
+    sides' inverse masses, so a 30 kg box on a 5 kg chair moved the chair six times as much
+    as itself; the floor's friction, which only feels the chair's own weight here, could not
+    hold it, and box and chair walked until the box fell off."""
     if pair_f[q, RIGID_A] == 0.0 and pair_f[q, RIGID_B] == 0.0:
         return _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth,
                             1.0)
-    s = (side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, True)
+    s = (side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, True,
+                           held)
          + side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz,
-                             True))
+                             True, held))
     if s <= 0.0:
         return 0.0
     lam = depth / s
@@ -177,8 +190,8 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
                     w, flags, ground_normal, i, sign * nx, sign * ny, sign * nz)
                 if cw * lam > LEVER * depth:
                     lam = LEVER * depth / cw
-    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, lam)
-    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz, lam)
+    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, lam, held)
+    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz, lam, held)
     return depth
 
 
@@ -294,11 +307,13 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
     extended PBD): if the two contact points slid against each other this tick by less than
     ``mu`` times the normal separation applied so far, undo the slide. Pushing a box's corner
     up turns the box, which moves its other corners sideways; without this a resting box creeps
-    off its support. Limbs against limbs grip in :func:`contact_friction` instead."""
+    off its support. A box standing on a plane is held where it stands (``held``, see
+    :func:`push_apart`). Limbs against limbs grip in :func:`contact_friction` instead."""
     _, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
     if tl <= 1e-15 or tl > pair_f[q, MU] * pair_f[q, PUSH]:
         return
-    push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl, -tz / tl, tl)
+    push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl, -tz / tl, tl,
+               True)
 
 
 @njit(cache=True)
@@ -312,7 +327,8 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     the contact points' relative tangential displacement this tick is shortened by
     ``mu * push``, never reversed, shared by the two sides with the normal response's weights:
     for a pair with a box by moving the positions (Jakobsen's sliding friction, after
-    :func:`hold_static` in the relaxation), for capsules and spheres by moving the previous
+    :func:`hold_static` in the relaxation; a box standing on a plane held, see
+    :func:`push_apart`), for capsules and spheres by moving the previous
     positions only (velocity-level friction, Mueller et al. 2020, section 3.6). Limbs thus
     grip without being moved against their links after the relaxation; moved, and held
     inside it, limbs pressed together in a pile were pulled back by the links every tick, and
@@ -339,7 +355,7 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
                 # Slow the first side by cut along t and the second by -cut: a "contact"
                 # along -t.
                 push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
-                           -tz / tl, min(tl, pair_f[q, MU] * push))
+                           -tz / tl, min(tl, pair_f[q, MU] * push), True)
         q += 1
 
 
