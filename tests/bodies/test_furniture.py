@@ -71,11 +71,14 @@ def test_a_heavy_cube_put_on_a_table_rests_there_and_sleeps(mass, place):
 
 
 @pytest.mark.parametrize("mass, place, facing", [(10.0, (0.0, 0.0), 0.0),
+                                                 (30.0, (0.04, 0.03), 0.7),
                                                  (60.0, (-0.03, 0.02), -0.4)])
 def test_a_load_heavier_than_the_chair_rests_on_its_seat(mass, place, facing):
     """A box of 2 to 12 times the 5 kg chair's mass used to slide across the seat and fall off
     it, or throw the chair off the floor: friction between box and seat moved the light chair
-    (shock propagation held it only against pushes into the floor)."""
+    (shock propagation held it only against pushes into the floor). Turned 0.7 rad on the
+    seat, the cube overhangs the seat's corners: it rests on the crossings of its edges with
+    the seat's (``narrow._box_edges_in``), without which it tipped over a corner."""
     world = twig.World(seed=0)
     chair = world.add_chair("chair", position=(0.0, 0.0, 0.0), facing=facing)
     seat = world.atlas(chair)["seat"]

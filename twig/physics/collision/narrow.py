@@ -338,6 +338,96 @@ def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
 
 
 @njit(cache=True)
+def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs, vt,
+                  s_first, box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt,
+                  node_row, body_start, body_count, acc, reverse):
+    """Push the points where the edges of box ``vs`` pass through the faces of box ``vt`` out
+    along ``n``, as :func:`_box_vertices_in` pushes the vertices (same arguments; each edge's
+    way in, then its way out, in reverse order with ``reverse``). Where one box rests across
+    another's edge or corner, these crossings are corners of the area the two share: a cube
+    rotated on a chair's seat, over one of its corners, rests on two of its own corners, one of
+    the seat's and the two crossings between, and without the crossings it tipped over the
+    seat's corner and fell off."""
+    deepest = 0.0
+    ss = COEF_A if s_first else COEF_B
+    st = COEF_B if s_first else COEF_A
+    sign = 1.0 if s_first else -1.0
+    for step in range(24):
+        e = 23 - step if reverse else step
+        axis = e // 8
+        # The edge along ``axis`` at the signs (bits 0 and 1 of ``sub``) of the other two axes.
+        sub = (e // 2) % 4
+        s1 = 1.0 if sub & 1 else -1.0
+        s2 = 1.0 if sub & 2 else -1.0
+        if axis == 0:
+            ax, ay, az = -box_h[vs, 0], s1 * box_h[vs, 1], s2 * box_h[vs, 2]
+        elif axis == 1:
+            ax, ay, az = s2 * box_h[vs, 0], -box_h[vs, 1], s1 * box_h[vs, 2]
+        else:
+            ax, ay, az = s1 * box_h[vs, 0], s2 * box_h[vs, 1], -box_h[vs, 2]
+        box_frame(pos, vol_nodes, vol_coef, vs, box_c, box_u, box_h)
+        box_frame(pos, vol_nodes, vol_coef, vt, box_c, box_u, box_h)
+        length = 2.0 * box_h[vs, axis]
+        ux = box_u[vs, axis, 0]
+        uy = box_u[vs, axis, 1]
+        uz = box_u[vs, axis, 2]
+        p0x, p0y, p0z = _box_point(box_c, box_u, vs, ax, ay, az)
+        # Where the edge p0 + t * length * u (t in [0, 1]) is inside vt (Liang-Barsky).
+        t_in = 0.0
+        t_out = 1.0
+        for k in range(3):
+            a = ((p0x - box_c[vt, 0]) * box_u[vt, k, 0] + (p0y - box_c[vt, 1]) * box_u[vt, k, 1]
+                 + (p0z - box_c[vt, 2]) * box_u[vt, k, 2])
+            d = length * (ux * box_u[vt, k, 0] + uy * box_u[vt, k, 1] + uz * box_u[vt, k, 2])
+            h = box_h[vt, k]
+            if abs(d) < 1e-12:
+                if abs(a) > h:
+                    t_out = -1.0
+                continue
+            ta = (-h - a) / d
+            tb = (h - a) / d
+            t_in = max(t_in, min(ta, tb))
+            t_out = min(t_out, max(ta, tb))
+        t = t_in if e % 2 == 0 else t_out
+        if t_in >= t_out or t <= 0.0 or t >= 1.0:
+            continue  # no crossing here (the edge's ends are vertices)
+        px = p0x + t * length * ux
+        py = p0y + t * length * uy
+        pz = p0z + t * length * uz
+        top = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
+               + box_projection_radius(box_u, box_h, vt, nx, ny, nz))
+        depth = top - (px * nx + py * ny + pz * nz)
+        if depth <= 0.0:
+            continue
+        if axis == 0:
+            ax += t * length
+        elif axis == 1:
+            ay += t * length
+        else:
+            az += t * length
+        _, lx, ly, lz = point_in_box(box_c, box_u, box_h, vt, px, py, pz, 0.0)
+        set_box_coefs(vol_coef, box_h, vs, ax, ay, az, pair_f, q, ss)
+        set_box_coefs(vol_coef, box_h, vt, lx, ly, lz, pair_f, q, st)
+        for k in range(4):
+            acc[k] += depth * pair_f[q, COEF_A + k]
+            acc[4 + k] += depth * pair_f[q, COEF_B + k]
+        acc[8] += depth
+        _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
+                 sign * ny, sign * nz, depth, px, py, pz, first, dt, node_row, body_start,
+                 body_count)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+@hot_kernel
+def _box_point(box_c, box_u, v, lx, ly, lz):
+    """World position of the point with box coordinates ``l`` (metres) of box ``v``."""
+    return (box_c[v, 0] + lx * box_u[v, 0, 0] + ly * box_u[v, 1, 0] + lz * box_u[v, 2, 0],
+            box_c[v, 1] + lx * box_u[v, 0, 1] + ly * box_u[v, 1, 1] + lz * box_u[v, 2, 1],
+            box_c[v, 2] + lx * box_u[v, 0, 2] + ly * box_u[v, 1, 2] + lz * box_u[v, 2, 2])
+
+
+@njit(cache=True)
 def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb, box_c,
              box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start, body_count,
              reverse):
@@ -361,6 +451,16 @@ def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, 
         pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vb, va, False, box_c,
         box_u, box_h, pair_i, pair_f, q, -nx, -ny, -nz, first, dt, node_row, body_start,
         body_count, acc, reverse))
+    if kind != 2:
+        # A face against a face: the crossings of their edges bound the area they share too.
+        deepest = max(deepest, _box_edges_in(
+            pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb, True,
+            box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt, node_row, body_start,
+            body_count, acc, reverse))
+        deepest = max(deepest, _box_edges_in(
+            pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vb, va, False,
+            box_c, box_u, box_h, pair_i, pair_f, q, -nx, -ny, -nz, first, dt, node_row,
+            body_start, body_count, acc, reverse))
     if acc[8] > 0.0:
         for k in range(4):
             pair_f[q, COEF_A + k] = acc[k] / acc[8]
@@ -637,9 +737,7 @@ def _corner(box_c, box_u, box_h, v, corner):
     sx = box_h[v, 0] if corner & 1 else -box_h[v, 0]
     sy = box_h[v, 1] if corner & 2 else -box_h[v, 1]
     sz = box_h[v, 2] if corner & 4 else -box_h[v, 2]
-    return (box_c[v, 0] + sx * box_u[v, 0, 0] + sy * box_u[v, 1, 0] + sz * box_u[v, 2, 0],
-            box_c[v, 1] + sx * box_u[v, 0, 1] + sy * box_u[v, 1, 1] + sz * box_u[v, 2, 1],
-            box_c[v, 2] + sx * box_u[v, 0, 2] + sy * box_u[v, 1, 2] + sz * box_u[v, 2, 2])
+    return _box_point(box_c, box_u, v, sx, sy, sz)
 
 
 @hot_kernel
