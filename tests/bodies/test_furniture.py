@@ -94,6 +94,27 @@ def test_a_load_heavier_than_the_chair_rests_on_its_seat(mass, place, facing):
     assert seat.origin[1] == pytest.approx(0.45, abs=3e-3)
 
 
+@pytest.mark.parametrize("kind, size, mass, drop", [
+    ("table", (0.2, 0.05, 0.3), 2.0, 0.225),  # a flat board, landing at 2.1 m/s
+    ("chair", (0.3, 0.2, 0.3), 2.0, 0.25),
+    ("chair", (0.3, 0.2, 0.3), 5.0, 0.15),
+])
+def test_a_block_dropped_on_furniture_lands_on_it(kind, size, mass, drop):
+    """Such blocks used to sink through the top: a box pushed out at its four corners spent
+    the pair's allowance for the tick (its approach plus the depenetration allowance) on the
+    first two, and went a little deeper every tick (``response.SEPARATED``)."""
+    world = twig.World(seed=0)
+    furniture = (world.add_table if kind == "table" else world.add_chair)("f", (0.0, 0.0, 0.0))
+    face = world.atlas(furniture)["top" if kind == "table" else "seat"]
+    block = world.add_block("block", face.to_world((0.0, size[1] / 2 + drop, 0.0)), size=size,
+                            mass=mass)
+    world.run(seconds=3.0)
+    local = world.atlas(furniture)["top" if kind == "table" else "seat"].from_world(
+        box_corners(world, block))
+    assert local[:, 1].min() == pytest.approx(0.0, abs=3e-3)  # on the top, not through it
+    assert world.is_asleep(block)
+
+
 def test_a_child_dropped_on_a_chair_stays_sitting_on_its_seat():
     world = twig.World(seed=0)
     chair = world.add_chair("chair", position=(0.0, 0.0, 0.0))

@@ -62,9 +62,11 @@ def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
     set_capsule_coefs(t, pair_f, 0, r.COEF_B)
     mid = 0.5 * (rb - ra + d)
     zeros = np.zeros(2, dtype=np.int64)
+    pair_f[0, r.LARGEST] = 0.0  # one projection, as narrow._project_pair counts them
     _contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_f, 0, *n, -gap,
              q[0] + n[0] * mid, q[1] + n[1] * mid, q[2] + n[2] * mid, first, DT,
              np.array([0, 0, 1, 1]), zeros, zeros)
+    pair_f[0, r.SEPARATED] += pair_f[0, r.LARGEST]
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)

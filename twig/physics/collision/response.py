@@ -53,9 +53,15 @@ ALLOWED = 23
 SEEN_GAP = 24
 """Gap (m) of a capsule pair the last time it was measured apart this tick; -1 once it
 touched (see ``capsules.still_apart``)."""
-PAIR_SLOTS = 37
-"""SEEN_GAP and the 12 slots after it, where its four nodes were then (a0, a1, b0, b1;
-metres), end a row (see ``capsules.remember_at``)."""
+SEPARATED = 37
+"""How far the projections of a pair with a box have separated it this tick (m): the largest
+push of each projection, summed. ALLOWED caps it, not PUSH: a box pushed out at four corners
+by ``d`` each is separated by about ``d``, not ``4 d`` (see ``narrow._contact``)."""
+LARGEST = 38
+"""The largest push (m) of the projection under way (see SEPARATED)."""
+PAIR_SLOTS = 39
+"""Slots of a row: those above; SEEN_GAP is followed by 12 slots, where its four nodes were
+then (a0, a1, b0, b1; metres; see ``capsules.remember_at``)."""
 
 SELF_APPROACH = 0.05
 """Most approach (m per tick) a body's contacts with itself may undo in one tick."""
