@@ -525,7 +525,7 @@ def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, r
                   pair_f, depenetration):
     """Set up contact row ``row`` for candidate ``q`` this tick (rows are set up only for the
     candidates the first sweep finds close, one after another: a pile has 10^5 candidates
-    and a row is 37 slots); ``depenetration`` (m) is how far the pair may be pushed apart in
+    and a row is 39 slots); ``depenetration`` (m) is how far the pair may be pushed apart in
     one tick beyond undoing its approach."""
     va = pair_vol[q, 0]
     vb = pair_vol[q, 1]
