@@ -48,6 +48,22 @@ def test_what_is_put_on_a_table_stays_on_its_top():
         assert (np.abs(local[:, 0]) < 0.6).all() and (np.abs(local[:, 2]) < 0.4).all(), name
 
 
+def _cube_rests_on(world, furniture, chart, place, height, mass, seconds):
+    """Put a 0.3 m cube of ``mass`` kg with its centre ``height`` m above point ``place`` (x, z)
+    of ``furniture``'s chart ``chart``; after 1 s to settle it must stay within 5 mm for
+    ``seconds`` and fall asleep. Returns the chart as it is then and the cube's corners in it."""
+    face = world.atlas(furniture)[chart]
+    cube = world.add_block("cube", position=face.to_world((place[0], height, place[1])),
+                           size=(0.3, 0.3, 0.3), mass=mass)
+    world.run(seconds=1.0)
+    settled = world.node_pos[cube.nodes].copy()
+    world.run(seconds=seconds)
+    assert np.abs(world.node_pos[cube.nodes] - settled).max() < 0.005
+    assert world.is_asleep(cube)
+    face = world.atlas(furniture)[chart]
+    return face, face.from_world(box_corners(world, cube))
+
+
 @pytest.mark.parametrize("mass, place", [(10.0, (0.0, 0.0)), (30.0, (0.0, 0.0)),
                                          (30.0, (0.2, -0.1)), (30.0, (-0.3, 0.15)),
                                          (60.0, (0.0, 0.0)), (60.0, (-0.3, 0.15))])
@@ -58,15 +74,7 @@ def test_a_heavy_cube_put_on_a_table_rests_there_and_sleeps(mass, place):
     ``held``)."""
     world = twig.World(seed=0)
     table = world.add_table("table", position=(0.0, 0.0, 0.0), facing=0.3)
-    top = world.atlas(table)["top"]
-    cube = world.add_block("cube", position=top.to_world((place[0], 0.15, place[1])),
-                           size=(0.3, 0.3, 0.3), mass=mass)
-    world.run(seconds=1.0)
-    settled = world.node_pos[cube.nodes].copy()
-    world.run(seconds=4.0)
-    assert np.abs(world.node_pos[cube.nodes] - settled).max() < 0.005
-    assert world.is_asleep(cube)
-    local = world.atlas(table)["top"].from_world(box_corners(world, cube))
+    _, local = _cube_rests_on(world, table, "top", place, 0.15, mass, 4.0)
     assert local[:, 1].min() == pytest.approx(0.0, abs=3e-3)  # resting on the top
 
 
@@ -81,16 +89,9 @@ def test_a_load_heavier_than_the_chair_rests_on_its_seat(mass, place, facing):
     the seat's (``narrow._box_edges_in``), without which it tipped over a corner."""
     world = twig.World(seed=0)
     chair = world.add_chair("chair", position=(0.0, 0.0, 0.0), facing=facing)
-    seat = world.atlas(chair)["seat"]
-    load = world.add_block("load", position=seat.to_world((place[0], 0.16, place[1])),
-                           size=(0.3, 0.3, 0.3), mass=mass)
-    world.run(seconds=1.0)
-    settled = world.node_pos[load.nodes].copy()
-    world.run(seconds=5.0)
-    assert np.abs(world.node_pos[load.nodes] - settled).max() < 0.005
-    assert world.is_asleep(load) and world.is_asleep(chair)
-    seat = world.atlas(chair)["seat"]
-    assert seat.from_world(box_corners(world, load))[:, 1].min() == pytest.approx(0.0, abs=3e-3)
+    seat, local = _cube_rests_on(world, chair, "seat", place, 0.16, mass, 5.0)
+    assert world.is_asleep(chair)
+    assert local[:, 1].min() == pytest.approx(0.0, abs=3e-3)
     assert seat.origin[1] == pytest.approx(0.45, abs=3e-3)
 
 

@@ -34,6 +34,7 @@ from twig.physics.collision.response import (
     SELF_APPROACH,
     WAKE_DEPTH,
     WAKE_SPEED,
+    capsule_row,
 )
 from twig.physics.collision.sleep import wake_body
 from twig.physics.flags import ASLEEP, GROUNDED, MOVING
@@ -204,14 +205,7 @@ def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, d
     depenetration allowance (at most SELF_APPROACH within one body), and, in the first
     projection, record the impact energy ``m_eff v_n^2 / 2`` (true masses; a driven side is
     immovable) and wake sleeping sides hit deep or fast."""
-    a0 = pair_i[q, 0]
-    a1 = pair_i[q, 1]
-    b0 = pair_i[q, 4]
-    b1 = pair_i[q, 5]
-    ca0 = pair_f[q, COEF_A]
-    ca1 = pair_f[q, COEF_A + 1]
-    cb0 = pair_f[q, COEF_B]
-    cb1 = pair_f[q, COEF_B + 1]
+    a0, a1, b0, b1, ca0, ca1, cb0, cb1 = capsule_row(pair_i, pair_f, q)
     closing = 0.0
     for c, n in ((0, nx), (1, ny), (2, nz)):
         a = ca0 * (pos[a0, c] - prev[a0, c]) + ca1 * (pos[a1, c] - prev[a1, c])

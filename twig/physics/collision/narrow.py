@@ -310,9 +310,6 @@ def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
     :data:`REVERSED`). ``acc`` collects the depth-weighted coefficients of both sides
     (slots 0-7) and the total depth (slot 8); returns the deepest push."""
     deepest = 0.0
-    ss = COEF_A if s_first else COEF_B
-    st = COEF_B if s_first else COEF_A
-    sign = 1.0 if s_first else -1.0
     for step in range(8):
         corner = 7 - step if reverse else step
         box_frame(pos, vol_nodes, vol_coef, vs, box_c, box_u, box_h)
@@ -324,22 +321,35 @@ def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
         inside, lx, ly, lz = point_in_box(box_c, box_u, box_h, vt, px, py, pz, 0.0)
         if not inside:
             continue
-        top = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
-               + box_projection_radius(box_u, box_h, vt, nx, ny, nz))
-        d = top - (px * nx + py * ny + pz * nz)
-        if d <= 0.0:
-            continue
-        set_box_coefs(vol_coef, box_h, vs, sx, sy, sz, pair_f, q, ss)
-        set_box_coefs(vol_coef, box_h, vt, lx, ly, lz, pair_f, q, st)
-        for k in range(4):
-            acc[k] += d * pair_f[q, COEF_A + k]
-            acc[4 + k] += d * pair_f[q, COEF_B + k]
-        acc[8] += d
-        _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
-                 sign * ny, sign * nz, d, px, py, pz, first, dt, node_row, body_start,
-                 body_count)
-        deepest = max(deepest, d)
+        deepest = max(deepest, _push_point_out(
+            pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first, box_c,
+            box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz, lx, ly, lz,
+            first, dt, node_row, body_start, body_count, acc))
     return deepest
+
+
+@njit(cache=True)
+def _push_point_out(pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first,
+                    box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz,
+                    lx, ly, lz, first, dt, node_row, body_start, body_count, acc):
+    """Push point ``p`` of box ``vs`` (box coordinates ``s``), inside box ``vt`` (box
+    coordinates ``l``), out along ``n`` (unit, from ``vt`` toward ``vs``) to ``vt``'s extent
+    along ``n``, both boxes responding as rigid frames, and add its depth-weighted coefficients
+    and depth to ``acc`` (see :func:`_box_vertices_in`). Returns the depth (m; 0 if none)."""
+    d = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
+         + box_projection_radius(box_u, box_h, vt, nx, ny, nz)) - (px * nx + py * ny + pz * nz)
+    if d <= 0.0:
+        return 0.0
+    set_box_coefs(vol_coef, box_h, vs, sx, sy, sz, pair_f, q, COEF_A if s_first else COEF_B)
+    set_box_coefs(vol_coef, box_h, vt, lx, ly, lz, pair_f, q, COEF_B if s_first else COEF_A)
+    for k in range(4):
+        acc[k] += d * pair_f[q, COEF_A + k]
+        acc[4 + k] += d * pair_f[q, COEF_B + k]
+    acc[8] += d
+    sign = 1.0 if s_first else -1.0
+    _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
+             sign * ny, sign * nz, d, px, py, pz, first, dt, node_row, body_start, body_count)
+    return d
 
 
 @njit(cache=True)
@@ -354,9 +364,6 @@ def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_c
     the seat's and the two crossings between, and without the crossings it tipped over the
     seat's corner and fell off."""
     deepest = 0.0
-    ss = COEF_A if s_first else COEF_B
-    st = COEF_B if s_first else COEF_A
-    sign = 1.0 if s_first else -1.0
     for step in range(24):
         e = 23 - step if reverse else step
         axis = e // 8
@@ -399,11 +406,6 @@ def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_c
         px = p0x + t * length * ux
         py = p0y + t * length * uy
         pz = p0z + t * length * uz
-        top = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
-               + box_projection_radius(box_u, box_h, vt, nx, ny, nz))
-        depth = top - (px * nx + py * ny + pz * nz)
-        if depth <= 0.0:
-            continue
         if axis == 0:
             ax += t * length
         elif axis == 1:
@@ -411,16 +413,10 @@ def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_c
         else:
             az += t * length
         _, lx, ly, lz = point_in_box(box_c, box_u, box_h, vt, px, py, pz, 0.0)
-        set_box_coefs(vol_coef, box_h, vs, ax, ay, az, pair_f, q, ss)
-        set_box_coefs(vol_coef, box_h, vt, lx, ly, lz, pair_f, q, st)
-        for k in range(4):
-            acc[k] += depth * pair_f[q, COEF_A + k]
-            acc[4 + k] += depth * pair_f[q, COEF_B + k]
-        acc[8] += depth
-        _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
-                 sign * ny, sign * nz, depth, px, py, pz, first, dt, node_row, body_start,
-                 body_count)
-        deepest = max(deepest, depth)
+        deepest = max(deepest, _push_point_out(
+            pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first, box_c,
+            box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, ax, ay, az, lx, ly, lz,
+            first, dt, node_row, body_start, body_count, acc))
     return deepest
 
 

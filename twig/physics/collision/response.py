@@ -366,6 +366,14 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
 
 
 @hot_inline
+def capsule_row(pair_i, pair_f, q):
+    """Nodes ``a0, a1, b0, b1`` and coefficients ``ca0, ca1, cb0, cb1`` of capsule row ``q``
+    (its sides' points are ``ca0 x_a0 + ca1 x_a1`` and ``cb0 x_b0 + cb1 x_b1``)."""
+    return (pair_i[q, 0], pair_i[q, 1], pair_i[q, 4], pair_i[q, 5], pair_f[q, COEF_A],
+            pair_f[q, COEF_A + 1], pair_f[q, COEF_B], pair_f[q, COEF_B + 1])
+
+
+@hot_inline
 def _slide(pos, prev, i0, i1, c0, c1):
     """Displacement this tick (m) of the point ``c0 x_i0 + c1 x_i1`` (the sum as
     :func:`point_velocity` forms it: the other two coefficients of a capsule row are 0)."""
@@ -385,14 +393,7 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
         push = pair_f[q, PUSH]
         if push <= 0.0:
             continue
-        a0 = pair_i[q, 0]
-        a1 = pair_i[q, 1]
-        b0 = pair_i[q, 4]
-        b1 = pair_i[q, 5]
-        ca0 = pair_f[q, COEF_A]
-        ca1 = pair_f[q, COEF_A + 1]
-        cb0 = pair_f[q, COEF_B]
-        cb1 = pair_f[q, COEF_B + 1]
+        a0, a1, b0, b1, ca0, ca1, cb0, cb1 = capsule_row(pair_i, pair_f, q)
         ax, ay, az = _slide(pos, prev, a0, a1, ca0, ca1)
         bx, by, bz = _slide(pos, prev, b0, b1, cb0, cb1)
         nx = pair_f[q, NORMAL]
