@@ -453,7 +453,7 @@ def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, 
     for step in range(parts):
         part = parts - 1 - step if reverse else step
         if part == 2 + kind:
-            continue  # the face's own box's edges: their crossings are no corners of the face
+            continue  # the face's own box's edges: the same crossings, seen from its side
         s_first = part % 2 == 0
         vs = va if s_first else vb
         vt = vb if s_first else va
