@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from twig.motor.state import (
     CHEST,
     HAND_CARRY,
@@ -52,6 +50,7 @@ from twig.motor.state import (
     SIT,
 )
 from twig.physics.flags import GROUNDED, LOCKED, MOVING
+from twig.physics.hot import inline_kernel, kernel
 
 GRAVITY = 9.81
 """m/s^2, magnitude (the world's gravity is along -y)."""
@@ -80,13 +79,13 @@ STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place
 SHOULDER_LIMIT = 0.5 * math.pi
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _vel(pos, prev, i, dt):
     return ((pos[i, 0] - prev[i, 0]) / dt, (pos[i, 1] - prev[i, 1]) / dt,
             (pos[i, 2] - prev[i, 2]) / dt)
 
 
-@njit(cache=True)
+@kernel
 def _group(pos, prev, inv_mass, a, b, c, dt):
     """Mass (kg), mass-weighted centre (m) and velocity (m/s) of three nodes (static ones
     count for nothing): ``(m, cx, cy, cz, vx, vy, vz)``."""
@@ -106,14 +105,14 @@ def _group(pos, prev, inv_mass, a, b, c, dt):
     return mg, cx / mg, cy / mg, cz / mg, vx / mg, vy / mg, vz / mg
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _push(acc, i, ax, ay, az):
     acc[i, 0] += ax
     acc[i, 1] += ay
     acc[i, 2] += az
 
 
-@njit(cache=True)
+@kernel
 def _drive(pos, flags, move_target, move_time, i, qx, qy, qz, dt):
     """Make node ``i`` arrive at ``q`` next tick with its true velocity (set-point move)."""
     move_target[i, 0] = pos[i, 0] + 2.0 * (qx - pos[i, 0])
@@ -123,14 +122,14 @@ def _drive(pos, flags, move_target, move_time, i, qx, qy, qz, dt):
     flags[i] = (flags[i] & ~LOCKED) | MOVING
 
 
-@njit(cache=True)
+@kernel
 def _yaw_of(ax, az):
     """Heading (rad about +y, 0 along +z) of the forward of a left-minus-right vector."""
     # forward = (l - r) x up = (-az, 0, ax)
     return math.atan2(-az, ax)
 
 
-@njit(cache=True)
+@kernel
 def _wrap(a):
     while a > math.pi:
         a -= 2.0 * math.pi
@@ -139,7 +138,7 @@ def _wrap(a):
     return a
 
 
-@njit(cache=True)
+@kernel
 def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
     """Turn the pair (left, right) about +y toward ``target_yaw`` with opposite horizontal
     forces (no net force): a proportional loop on the heading plus damping of the turn rate.
@@ -167,7 +166,7 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
     return err
 
 
-@njit(cache=True)
+@kernel
 def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
                node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
                goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch,
@@ -212,7 +211,7 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
             walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2))
 
 
-@njit(cache=True)
+@kernel
 def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c, dt):
     """Walk velocity for this tick: toward the goal (slowing to stop within ``goal_stop``) or
     the commanded ``walk``, followed with a limited acceleration."""
@@ -246,7 +245,7 @@ def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arr
     walk_cmd[c, 2] += ez
 
 
-@njit(cache=True)
+@kernel
 def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_support, mode, wv,
              face,
              face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error, c, dt):
@@ -317,7 +316,7 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
            D_YAW, dt)
 
 
-@njit(cache=True)
+@kernel
 def _spine(pos, prev, acc, inv_mass, nd, dt):
     """Back muscles: the chest is pulled onto the line from the pelvis to the neck, with half
     the opposite force on each of them (the braced torso bends only at the chest)."""
@@ -349,7 +348,7 @@ def _spine(pos, prev, acc, inv_mass, nd, dt):
             _push(acc, i, a[0] * r, a[1] * r, a[2] * r)
 
 
-@njit(cache=True)
+@kernel
 def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz, vx, vy, vz,
              dt):
     """Shoulders held above the hips, leaning into the walk ("sitting up", VII.B) and bent
@@ -374,7 +373,7 @@ def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz,
         _push(acc, i, -ax * r, -ay * r, -az * r)
 
 
-@njit(cache=True)
+@kernel
 def _head(pos, prev, acc, inv_mass, nd, head_len, wv, face, face_on, gaze, gaze_on, gaze_dir,
           dt):
     """Horswill VII.C: the face points at the gaze target (else along the walk or facing);
@@ -430,7 +429,7 @@ def _head(pos, prev, acc, inv_mass, nd, head_len, wv, face, face_on, gaze, gaze_
         _push(acc, nk, -ax * r, -ay * r, -az * r)
 
 
-@njit(cache=True)
+@kernel
 def _hand(pos, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, hand_dist, c, dt):
     """Move hand ``k`` straight toward its target (clamped to the arm's reach from the
     shoulder) at up to ``speed`` m/s; records the distance left to the unclamped target."""
@@ -465,7 +464,7 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, han
     hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
-@njit(cache=True)
+@kernel
 def _in_shoulder_frame(pos, nd, k, arm, local):
     """World point of ``local`` (right, up, forward; arm lengths) from shoulder ``k``, in the
     frame of the shoulder line and the upper spine."""
@@ -498,7 +497,7 @@ def _in_shoulder_frame(pos, nd, k, arm, local):
             pos[sh, 2] + arm * (local[0] * rz + local[1] * uz + local[2] * fz))
 
 
-@njit(cache=True)
+@kernel
 def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
     """Pull hand ``k`` toward its target with a damped spring (at most 40 m/s^2), releasing
     any set-point move it had: the hand is dynamic and slides around obstacles."""
@@ -521,7 +520,7 @@ def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
     hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
-@njit(cache=True)
+@kernel
 def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg, foot_r, mode,
           wv, seat, swing, swing_t, swing_T, swing_from, swing_to, kick, support, steps,
           hand_mode, c, dt):
@@ -608,7 +607,7 @@ def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg
         _arm_swing(pos, prev, nd, best, wv, hand_mode, dt)
 
 
-@njit(cache=True)
+@kernel
 def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot_r, wv, speed,
                 half, swing, swing_t, swing_T, swing_from, swing_to, kick, dt):
     """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead (or,
@@ -651,7 +650,7 @@ def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot
     _drive(pos, flags, move_target, move_time, f, qx, qy, qz, dt)
 
 
-@njit(cache=True)
+@kernel
 def _arm_swing(pos, prev, nd, k, wv, hand_mode, dt):
     """Impulses when foot ``k`` begins a step: the opposite arm swings forward, this side's
     arm back (free arms only)."""

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from twig.physics.flags import LOCK_ON_GROUND, LOCKED
-from twig.physics.hot import hot_kernel
+from twig.physics.hot import hot_kernel, kernel
 
 LINK_SQRT_APPROX = 1
 """``link_mode`` bit: use Jakobsen's square-root approximation (valid near the rest length)."""
@@ -123,7 +121,7 @@ def project_rigid_run(pos, w, link_nodes, link_min, n):
         project_rigid(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k])
 
 
-@njit(cache=True)
+@kernel
 def rigid_prefix(link_min, link_max, link_stiffness, n_exact):
     """Number of leading links that are rigid (``min == max``, ``stiffness == 1``).
 
@@ -309,7 +307,7 @@ def project_angle(pos, w, a, b, c, cos_lo, cos_hi):
     project_distance(pos, w, a, c, target, target, 1.0)
 
 
-@njit(cache=True)
+@kernel
 def project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    depth, contact_normal, contact_friction):
     """Push nodes out of every static half-space ``n.p < offset + radius`` (Jakobsen C1).
@@ -342,7 +340,7 @@ def project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, 
                 w[i] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
           n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
           plane_normal, plane_offset, plane_friction, iterations, depth, contact_normal,
@@ -376,7 +374,7 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
                        plane_friction, depth, contact_normal, contact_friction)
 
 
-@njit(cache=True)
+@kernel
 def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                  link_stiffness, n_rigid, n_exact, marked, plane_normal, plane_offset,
                  plane_friction, depth, contact_normal, contact_friction):

@@ -9,12 +9,12 @@ the fraction ``node_damp_rel`` of the node's velocity relative to ``node_damp_re
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from twig.physics.flags import ASLEEP, GROUNDED, LOCKED, MOVING
+from twig.physics.hot import kernel
 
 
-@njit(cache=True)
+@kernel
 def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
                     lock_pos, move_target, move_time, gravity, dt, w_out):
     """Advance every node one tick in place and write its effective inverse mass.

@@ -1,6 +1,6 @@
 """Keep Numba's on-disk kernel cache consistent with the kernel sources.
 
-Numba keys each ``@njit(cache=True)`` function's cached machine code on its own source file's
+Numba keys each cached kernel's machine code (see :mod:`twig.physics.hot`) on its own source file's
 timestamp, so a kernel that calls kernels from other modules (``physics_tick`` calls
 ``integrate_nodes``, ``relax`` and the collision kernels) would load stale code when only a
 callee changed, and a process still running old code could write its stale compile back under

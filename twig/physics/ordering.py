@@ -10,13 +10,14 @@ independent (the CPU overlaps them) and spreads each node's corrections over the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from twig.physics.hot import kernel
 
 _MAX_COLORS = 63
 """Colours tracked per node in a bit mask; links of nodes with more neighbours share the last."""
 
 
-@njit(cache=True)
+@kernel
 def link_order(link_nodes, n_nodes):
     """Permutation of the links, grouped by a greedy node-disjoint colouring.
 

@@ -11,7 +11,6 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 from twig.physics.collision.broad import find_pairs
 from twig.physics.collision.contacts import record_contacts
@@ -27,13 +26,14 @@ from twig.physics.collision.response import DEPTH, contact_friction
 from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
 from twig.physics.flags import ASLEEP, GROUNDED
+from twig.physics.hot import kernel
 from twig.physics.integrate import integrate_nodes
 
 if TYPE_CHECKING:
     from twig.physics.world import PhysicsWorld
 
 
-@njit(cache=True)
+@kernel
 def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction, slowed):
     """Jakobsen 2001, section 6 (handling friction), once per tick after the relaxation.
 
@@ -76,7 +76,7 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction,
     return count
 
 
-@njit(cache=True)
+@kernel
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
                  radius, ground_normal, lock_pos, move_target, move_time, link_nodes, link_min,
                  link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane, hinge_bend,
@@ -167,7 +167,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     return n_pairs, n_contacts, n_pain
 
 
-@njit(cache=True)
+@kernel
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,

@@ -18,10 +18,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from twig.physics.collision.narrow import ACTIVE_GAP, BOX, box_frame
-from twig.physics.hot import hot_kernel
+from twig.physics.hot import hot_kernel, kernel
 
 LARGE_CELLS = 64
 """Bodies covering more grid cells than this (floors, long walls) are tested against every
@@ -76,7 +75,7 @@ def _outside(lo, hi, dlo, dhi, build_lo, build_hi, v, c):
     return lo + dlo - ACTIVE_GAP < build_lo[v, c] or hi + dhi + ACTIVE_GAP > build_hi[v, c]
 
 
-@njit(cache=True)
+@kernel
 def _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                   node_row, build_lo, build_hi, force, moved):
     """Mark in ``moved`` ((B,) bool) the body rows (``node_row`` of a volume's first node) with
@@ -104,7 +103,7 @@ def _moved_bodies(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, b
     return found
 
 
-@njit(cache=True)
+@kernel
 def _grow_boxes(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                 body_vols, body_vol_start, moved, margin, lookahead, build_lo, build_hi):
     """New grown build boxes for the volumes of the ``moved`` bodies: tight bounds grown by
@@ -201,7 +200,7 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
     return n
 
 
-@njit(cache=True)
+@kernel
 def carry_memory(pair_key, fresh, n_old, n_new, pair_seen):
     """Move each memory row (``pair_seen``, in list order) of a pair listed before to its row
     in the rebuilt list, keyed ``fresh`` (``n_new`` keys, ascending; the old ``n_old`` keys in
@@ -238,7 +237,7 @@ def carry_memory(pair_key, fresh, n_old, n_new, pair_seen):
         pair_key[j] = fresh[j]
 
 
-@njit(cache=True)
+@kernel
 def _push_key(keys, n, key):
     """Append ``key`` at ``keys[n]``, doubling the array when full; returns the array."""
     if n == keys.shape[0]:
@@ -266,7 +265,7 @@ def _bodies_close(blo, bhi, a, b):
     return dx * dx + dz * dz <= (ra + rb) * (ra + rb)
 
 
-@njit(cache=True)
+@kernel
 def _stable_order(keys):
     """``np.argsort(keys, kind="mergesort")`` for non-negative grid-cell keys: a counting sort
     (two passes over the keys and one over the cells) when the cells are not many more than
@@ -291,7 +290,7 @@ def _stable_order(keys):
     return order
 
 
-@njit(cache=True)
+@kernel
 def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
                linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead, force,

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from twig.physics.collision.response import DEPTH, ENERGY, NORMAL, POINT
 from twig.physics.flags import MOVING
+from twig.physics.hot import kernel
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Contacts:
         return np.flatnonzero((self.body_a == body_id) | (self.body_b == body_id))
 
 
-@njit(cache=True)
+@kernel
 def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_nodes, node_row,
                     flags, pain, pain_threshold, pain_half_life, dt, hit_row, hit_ids,
                     pain_hits, pain_level):

@@ -16,18 +16,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from twig.physics.hot import inline_kernel, kernel
 
 EPS = 1e-12
 """Squared lengths below this count as zero (degenerate segments, coincident points)."""
 
 
-@njit(cache=True)
+@kernel
 def _clamp01(x):
     return 0.0 if x < 0.0 else (1.0 if x > 1.0 else x)
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def closest_params_segments(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2y, q2z):
     """Parameters ``(s, t)`` in [0, 1] of the closest points ``p1 + s d1`` and ``p2 + t d2``.
 
@@ -77,7 +78,7 @@ def closest_params_segments(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2
     return s, t
 
 
-@njit(cache=True)
+@kernel
 def fallback_normal(d1x, d1y, d1z, d2x, d2y, d2z, ox, oy, oz):
     """A unit separation direction when the closest points coincide (cores intersect).
 
@@ -115,7 +116,7 @@ def fallback_normal(d1x, d1y, d1z, d2x, d2y, d2z, ox, oy, oz):
     return nx * inv, ny * inv, nz * inv
 
 
-@njit(cache=True)
+@kernel
 def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v, hx=0.0, hy=0.0, hz=0.0):
     """Closest approach of the segment ``a``-``b`` to the solid box ``v``.
 
@@ -276,7 +277,7 @@ def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v, hx=0.0, hy=0.0, 
     return -max(depth, 0.0), t_deep, lx, ly, lz, nx, ny, nz
 
 
-@njit(cache=True)
+@kernel
 def box_projection_radius(box_u, box_h, v, nx, ny, nz):
     """Half the extent of box ``v`` along the unit direction ``n``: ``sum_i h_i |u_i . n|``."""
     r = 0.0
@@ -285,7 +286,7 @@ def box_projection_radius(box_u, box_h, v, nx, ny, nz):
     return r
 
 
-@njit(cache=True)
+@kernel
 def box_separating_axis(box_c, box_u, box_h, va, vb):
     """Separating-axis test of boxes ``va`` and ``vb`` over their 15 candidate axes.
 
@@ -344,7 +345,7 @@ def box_separating_axis(box_c, box_u, box_h, va, vb):
     return best, bx, by, bz, kind, bi, bj
 
 
-@njit(cache=True)
+@kernel
 def point_in_box(box_c, box_u, box_h, v, px, py, pz, tol):
     """Box coordinates of ``p`` and whether it lies inside box ``v`` grown by ``tol``."""
     rx = px - box_c[v, 0]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from twig.physics.collision.capsules import (
     box_separation,
@@ -61,7 +60,7 @@ from twig.physics.collision.response import (
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.collision.sleep import wake_body
 from twig.physics.flags import ASLEEP, GROUNDED, MOVING
-from twig.physics.hot import hot_kernel
+from twig.physics.hot import hot_kernel, inline_kernel, kernel
 
 CAPSULE = 0
 """Volume kind: a capsule on nodes 0-1 (a sphere when both are the same node)."""
@@ -173,7 +172,7 @@ def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny
     return speed, 0.5 * speed * speed / s
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def _kinematic(w, pair_i, pair_f, q, side):
     """Whether every node carrying side ``side`` of contact ``q`` is immovable this tick."""
     for k in range(4):
@@ -240,7 +239,7 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
     return push
 
 
-@njit(cache=True)
+@kernel
 def _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
                  vol_coef, vc, vb, capsule_first, box_c, box_u, box_h, pair_i, pair_f, q,
                  first, dt, node_row, body_start, body_count):
@@ -296,7 +295,7 @@ def _capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_ra
              body_count)
 
 
-@njit(cache=True)
+@kernel
 def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs, vt,
                      s_first, box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt,
                      node_row, body_start, body_count, acc, reverse):
@@ -328,7 +327,7 @@ def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
     return deepest
 
 
-@njit(cache=True)
+@kernel
 def _push_point_out(pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first,
                     box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz,
                     lx, ly, lz, first, dt, node_row, body_start, body_count, acc):
@@ -352,7 +351,7 @@ def _push_point_out(pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, 
     return d
 
 
-@njit(cache=True)
+@kernel
 def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs, vt,
                   s_first, box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt,
                   node_row, body_start, body_count, acc, reverse):
@@ -428,7 +427,7 @@ def _box_point(box_c, box_u, v, lx, ly, lz):
             box_c[v, 2] + lx * box_u[v, 0, 2] + ly * box_u[v, 1, 2] + lz * box_u[v, 2, 2])
 
 
-@njit(cache=True)
+@kernel
 def _box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb, box_c,
              box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start, body_count,
              reverse):
@@ -542,7 +541,7 @@ def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, r
     pair_f[row, SEPARATED] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                   vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q, row,
                   first, dt, node_row, body_start, body_count, reverse):
@@ -575,7 +574,7 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
             break
 
 
-@njit(cache=True)
+@kernel
 def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
                 vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, pair_vol, n_pairs,
                 pair_seen, pair_i, pair_f, active, depenetration, dt, node_row, body_start,
@@ -698,7 +697,7 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
     return n_pairs, n_active, remembered
 
 
-@njit(cache=True)
+@kernel
 def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                    vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, active,
                    n_active, dt, node_row, body_start, body_count, reverse):
@@ -762,7 +761,7 @@ def _push_frame(pos, w, vol_nodes, v, px, py, pz, nx, ny, nz, amount):
                    amount / s)
 
 
-@njit(cache=True)
+@kernel
 def boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
                     plane_offset, corner_push, corner_plane, reverse):
     """Push box corners out of the static planes (Jakobsen's C1 for points that are not nodes),
@@ -790,7 +789,7 @@ def boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, pla
                 corner_plane[b, corner] = p
 
 
-@njit(cache=True)
+@kernel
 def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        max_rise):
@@ -834,7 +833,7 @@ def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, 
                    max_rise)
 
 
-@njit(cache=True)
+@kernel
 def _no_launch(pos, prev, w, vol_nodes, v, pushes, planes, plane_normal, max_rise):
     """A box pushed out of a plane this tick leaves it at ``max_rise`` (m per tick) at most.
 
@@ -866,7 +865,7 @@ def _no_launch(pos, prev, w, vol_nodes, v, pushes, planes, plane_normal, max_ris
             prev[i, 2] += excess * nz
 
 
-@njit(cache=True)
+@kernel
 def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, px, py, pz):
     """Signed distance (m) from point ``p`` to the surface of volume ``v``, and the unit
     direction from the volume to the point."""
@@ -886,7 +885,7 @@ def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, p
     return dist, nx, ny, nz
 
 
-@njit(cache=True)
+@kernel
 def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
                   box_h, pair_vol, n_pairs):
     """Keep fast spheres from passing through thin volumes (continuous collision).

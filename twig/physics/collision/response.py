@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.flags import GROUNDED
-from twig.physics.hot import hot_inline, hot_kernel
+from twig.physics.hot import hot_inline, hot_kernel, inline_kernel, kernel
 
 GAP = 0
 """Signed gap at the first iteration of the tick (metres; negative = penetration)."""
@@ -76,7 +74,7 @@ the free end would move ``d / c_k``, many times ``d``, and a tangential friction
 once threw a knee metres away."""
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def side_weight(w, flags, ground_normal, k, sx, sy, sz):
     """Inverse mass node ``k`` lends to a contact that pushes it along ``s``.
 
@@ -91,7 +89,7 @@ def side_weight(w, flags, ground_normal, k, sx, sy, sz):
     return w[k]
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def contact_point(pos, pair_i, pair_f, q, side):
     """World position of side ``side`` (0 or 1) of contact row ``q``: ``sum_k c_k x_k``."""
     px = 0.0
@@ -106,7 +104,7 @@ def contact_point(pos, pair_i, pair_f, q, side):
     return px, py, pz
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
                       shock, held=False):
     """Generalised inverse mass of one side of contact row ``q`` for a push along ``n``:
@@ -137,7 +135,7 @@ def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx,
     return s
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz, lam, held=False):
     """Move side ``side`` of contact row ``q`` by the impulse ``lam`` along ``n`` (``held``:
     as in :func:`side_inverse_mass`)."""
@@ -272,7 +270,7 @@ def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, c
     return depth
 
 
-@njit(cache=True, inline="always")
+@inline_kernel
 def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
     """Displacement this tick (metres) of the contact point of side ``offset`` (0 or 4)."""
     vx = 0.0
@@ -287,7 +285,7 @@ def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
     return vx, vy, vz
 
 
-@njit(cache=True)
+@kernel
 def split_normal(vx, vy, vz, nx, ny, nz):
     """Split displacement ``v`` along unit ``n``: returns ``(v.n, t, |t|)`` with the tangential
     part ``t = v - (v.n) n`` as three scalars."""
@@ -322,7 +320,7 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
                True)
 
 
-@njit(cache=True)
+@kernel
 def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active):
     """After the relaxation, once per tick: no bounce, then friction.
 

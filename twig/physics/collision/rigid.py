@@ -11,9 +11,7 @@ along ``n`` is ``1/M + (r x n) . I^-1 (r x n)`` (the rigid-body form of Jakobsen
 
 from __future__ import annotations
 
-from numba import njit
-
-from twig.physics.hot import hot_kernel
+from twig.physics.hot import hot_kernel, kernel
 
 
 @hot_kernel
@@ -68,7 +66,7 @@ def rigid_frame(pos, w, i0, i1, i2, i3):
                                  a02 * k, a12 * k, a22 * k)
 
 
-@njit(cache=True)
+@kernel
 def rigid_inverse_mass(inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz):
     """Generalised inverse mass of the frame at point ``p`` along unit ``n``."""
     if inv_m == 0.0:

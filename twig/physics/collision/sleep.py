@@ -10,12 +10,11 @@ contact penetrates it or strikes it hard (see :mod:`twig.physics.collision.narro
 
 from __future__ import annotations
 
-from numba import njit
-
 from twig.physics.flags import ASLEEP, LOCKED, MOVING
+from twig.physics.hot import kernel
 
 
-@njit(cache=True)
+@kernel
 def wake_body(row, flags, w, inv_mass, body_start, body_count):
     """Clear ASLEEP on body ``row``'s nodes and give them back their inverse mass for this
     tick's projections (LOCKED and MOVING nodes stay kinematic)."""
@@ -25,7 +24,7 @@ def wake_body(row, flags, w, inv_mass, body_start, body_count):
         w[i] = 0.0 if f & (LOCKED | MOVING) else inv_mass[i]
 
 
-@njit(cache=True)
+@kernel
 def wake_driven(pos, prev, acc, flags, body_start, body_count):
     """Before integration: wake sleeping bodies that a command touched since the last tick."""
     for b in range(body_start.shape[0]):
@@ -45,7 +44,7 @@ def wake_driven(pos, prev, acc, flags, body_start, body_count):
                 flags[i] &= ~ASLEEP
 
 
-@njit(cache=True)
+@kernel
 def update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
                  max_step, ticks_needed):
     """After the tick: count each body's consecutive still ticks; put it to sleep after
