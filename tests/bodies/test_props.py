@@ -8,6 +8,7 @@ import pytest
 import twig
 from twig.bodies.humanoid import NODE_NAMES
 from twig.bodies.stationery import CLIPBOARD_NODES
+from twig.bodies.tethers import add_grip_tethers
 from twig.errors import PhysicsError
 
 
@@ -92,3 +93,26 @@ ISSUE_TYPES = ("humanoid", "ball", "doll", "merry_go_round", "chair", "table", "
 @pytest.mark.parametrize("kind", ISSUE_TYPES)
 def test_every_type_of_the_issue_has_a_world_method(kind):
     assert callable(getattr(twig.World, f"add_{kind}"))
+
+
+def test_grip_tethers_measure_each_node_along_the_doll():
+    """A tether's length is the path from the grip along the rigid links: the next node's is
+    its link, and no node of the doll as built lies farther than its tether."""
+    world = twig.World()
+    doll = world.add_doll("doll", (0.0, 0.3, 0.0))
+    hand = world.add_ball("hand", (0.0, 1.0, 0.0))
+    foot, knee = doll.node("l_foot"), doll.node("l_knee")
+    ids = add_grip_tethers(world, hand.nodes.start, doll, foot)
+    rows = world.link_rows(ids)
+    ends = world.link_nodes[rows]
+    assert (ends[:, 0] == hand.nodes.start).all()
+    assert sorted(ends[:, 1]) == [n for n in range(doll.nodes.start, doll.nodes.stop)
+                                  if n != foot]
+    along = dict(zip(ends[:, 1], world.link_max[rows], strict=True))
+    shin = np.linalg.norm(world.node_pos[foot] - world.node_pos[knee])
+    assert along[knee] == pytest.approx(shin)
+    straight = np.linalg.norm(world.node_pos[ends[:, 1]] - world.node_pos[foot], axis=1)
+    assert (straight <= world.link_max[rows] + 1e-9).all()
+    assert (world.link_min[rows] == 0.0).all()
+    world.remove_links(ids)
+    assert not np.isin(world.links["id"], ids).any()

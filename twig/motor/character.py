@@ -19,6 +19,7 @@ from twig.action import Action
 from twig.bodies.charts import atlas
 from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
+from twig.bodies.tethers import add_grip_tethers
 from twig.commands import Json, Vector, command, register_handle
 from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
@@ -335,11 +336,16 @@ class Character(Body):
         return self.motor.start_hands(self, hands, task)
 
     def _grip(self, hand: str, node: int, item: Body) -> None:
-        """Link ``hand`` to ``node`` of ``item`` (a zero-length link) and say so."""
-        link = self.world.add_link(self.node(f"{hand[0]}_hand"), node, grab=True)
-        self.motor.grips[(self.id, hand)] = (link, item.name)
+        """Link ``hand`` to ``node`` of ``item`` (a zero-length link), tie the rest of another
+        body to the hand so that it hangs at its length (:func:`add_grip_tethers`), and say
+        so."""
+        holder = self.node(f"{hand[0]}_hand")
+        link = self.world.add_link(holder, node, grab=True)
+        tethers = np.zeros(0, dtype=np.int64)
         if item.id != self.id:
+            tethers = add_grip_tethers(self.world, holder, item, node)
             self.world.events.emit("grab", agent=self.name, object=item.name, hand=hand)
+        self.motor.grips[(self.id, hand)] = (link, item.name, tethers)
 
     @command
     def release(self, hand: Hand = "both") -> None:
@@ -353,9 +359,10 @@ class Character(Body):
         """Remove the ``side`` hand's grab link, if any, and say so."""
         grip = self.motor.grips.pop((self.id, side), None)
         if grip is not None:
-            link, item = grip
+            link, item, tethers = grip
             if link.alive:
                 link.remove()
+            self.world.remove_links(tethers)
             if item != self.name:
                 self.world.events.emit("release", agent=self.name, object=item, hand=side)
 

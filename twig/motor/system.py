@@ -64,7 +64,7 @@ class MotorSystem:
         self._rows: dict[int, int] = {}
         self._version = -1
         self._tasks: dict[tuple[int, str], Task] = {}
-        self.grips: dict[tuple[int, str], tuple[Link, str]] = {}
+        self.grips: dict[tuple[int, str], tuple[Link, str, np.ndarray]] = {}
         self._after: list[tuple[Callable[[], bool], Callable[[], None]]] = []
         self._breath_rows = np.zeros(0, dtype=np.int64)
         self._breath_geom = np.zeros((0, 2))

@@ -397,6 +397,14 @@ class PhysicsWorld(CollisionMixin):
         self.links.keep(keep)
         self._touch()
 
+    def remove_links(self, link_ids: ArrayLike) -> None:
+        """Remove the links with these ids that are still there (a body removed since may have
+        taken some with it)."""
+        gone = np.isin(self.links["id"], np.asarray(link_ids, dtype=np.int64))
+        if gone.any():
+            self.links.keep(~gone)
+            self._touch()
+
     def add_hinge(self, root: int, joint: int, end: int, forward: Sequence[int], *,
                   plane: bool = True, bend_min: float = -math.inf,
                   body: Body | None = None) -> None:
