@@ -4,7 +4,7 @@ reference counting.
 All kernels use NumPy's error model (``error_model="numpy"``): a float division by zero gives
 an infinity or NaN instead of raising, so no division carries a test and a branch for it.
 Divisions that could see a zero are guarded where they are written, as they were before, so
-results are bit for bit the same; the 100-doll pile took about 1.5 % less time a tick
+results are bit for bit the same; the 100-doll pile took about 1 % less time a tick
 (per-tick minima of replays, processes alternated).
 
 Numba counts references to arrays with atomic increments and decrements at every call of a
