@@ -106,7 +106,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     small for the candidates, nothing has moved and the contact count is -1: grow the buffers
     to at least the candidate count and call again with ``force``.
     """
-    n_pairs = 0
+    n_pairs = np.int64(0)
     if vol_kind.shape[0] > 0:
         n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
                              vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
@@ -127,7 +127,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                       box_u, box_h, pair_vol, n_pairs)
     corner_push[:, :] = 0.0
     n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
-    n_active = 0
+    n_active = np.int64(0)  # typed: a literal 0 would compile the callees twice
     for it in range(iterations):
         relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
               n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,

@@ -368,9 +368,9 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         if body_vol_start[b + 1] > body_vol_start[b]:
             extent += max(bhi[b, 0] - blo[b, 0], bhi[b, 2] - blo[b, 2])
             used += 1
-    n = 0
+    n = np.int64(0)  # typed: a literal 0 would compile the callees twice
     close = np.empty(max(16, 8 * n_bodies), dtype=np.int64)
-    n_close = 0
+    n_close = np.int64(0)
     if used > 1:
         cell = max(extent / used, 1e-3)
         gx0 = math.inf
@@ -446,7 +446,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     # Body pairs in a canonical order (by rows), so that the pair list, and with it the
     # Gauss-Seidel order of the contacts, does not depend on when it was built.
     keys = np.sort(close[:n_close])
-    most = 0
+    most = np.int64(0)  # typed: a literal 0 would compile the callees twice
     for b in range(n_bodies):
         most = max(most, body_vol_start[b + 1] - body_vol_start[b])
     near_a = np.empty(most, dtype=np.int64)

@@ -117,7 +117,7 @@ def fallback_normal(d1x, d1y, d1z, d2x, d2y, d2z, ox, oy, oz):
 
 
 @kernel
-def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v, hx=0.0, hy=0.0, hz=0.0):
+def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v, hx, hy, hz):
     """Closest approach of the segment ``a``-``b`` to the solid box ``v``.
 
     ``box_c`` (V, 3) centres, ``box_u`` (V, 3, 3) rows = unit axes, ``box_h`` (V, 3) half
@@ -127,9 +127,9 @@ def segment_box(ax, ay, az, bx, by, bz, box_c, box_u, box_h, v, hx=0.0, hy=0.0, 
     box to the segment; when the segment enters the box, ``dist`` = ``-depth`` <= 0 where
     ``depth`` is the smallest translation along ``n`` that separates the segment from the box
     (or, given a motion hint ``h`` = the segment's displacement relative to the box this tick,
-    the translation back out through the face it came in by: a fast, deep entry is undone the
-    way it happened, not through the nearest side), ``t`` the parameter of its deepest point
-    and ``l`` that point in box coordinates.
+    not all zeros, the translation back out through the face it came in by: a fast, deep entry
+    is undone the way it happened, not through the nearest side), ``t`` the parameter of its
+    deepest point and ``l`` that point in box coordinates.
 
     The squared distance from the box is a convex piecewise quadratic in ``t`` with breaks
     where the segment crosses a slab boundary; each piece is minimised in closed form.

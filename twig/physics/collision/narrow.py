@@ -42,6 +42,7 @@ from twig.physics.collision.response import (
     MOVE_B,
     MU,
     NORMAL,
+    NOT_HELD,
     POINT,
     PUSH,
     RIGID_A,
@@ -233,7 +234,7 @@ def _contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx
         return 0.0
     pair_f[q, LARGEST] = max(pair_f[q, LARGEST], push)
     pair_f[q, PUSH] += push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
-                                  push)
+                                  push, NOT_HELD)
     if pair_f[q, RIGID_A] != 0.0 or pair_f[q, RIGID_B] != 0.0:
         hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
     return push
@@ -594,9 +595,9 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
     a box, whose tests allocate, are handled here (see :mod:`twig.physics.hot`). Counts the
     candidates decided from memory in ``stats[REMEMBERED]`` (the broad phase's statistics).
     """
-    n_active = 0
-    remembered = 0
-    q = 0
+    n_active = np.int64(0)  # typed: a literal 0 would compile the callees twice
+    remembered = np.int64(0)
+    q = np.int64(0)
     while q < n_pairs:
         q, n_active, remembered = _first_capsules(
             pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
@@ -705,7 +706,7 @@ def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_n
     (pairs of two sleeping bodies skipped; two boxes with their corners in reverse order
     with ``reverse``). Runs of capsule rows go to :func:`_resolve_capsules`, compiled without
     reference counting."""
-    row = 0
+    row = np.int64(0)  # typed: a literal 0 would compile the callees twice
     while row < n_active:
         row = _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
                                 vol_nodes, vol_radius, pair_vol, pair_i, pair_f, active, row,
@@ -881,7 +882,8 @@ def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, p
         if d <= 1e-12:
             return -vol_radius[v], 0.0, 1.0, 0.0
         return d - vol_radius[v], dx / d, dy / d, dz / d
-    dist, _, _, _, _, nx, ny, nz = segment_box(px, py, pz, px, py, pz, box_c, box_u, box_h, v)
+    dist, _, _, _, _, nx, ny, nz = segment_box(px, py, pz, px, py, pz, box_c, box_u, box_h, v,
+                                               0.0, 0.0, 0.0)
     return dist, nx, ny, nz
 
 

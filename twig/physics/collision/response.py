@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.flags import GROUNDED
 from twig.physics.hot import hot_inline, hot_kernel, inline_kernel, kernel
@@ -67,6 +69,11 @@ WAKE_DEPTH = 0.02
 """A sleeping body wakes when a contact penetrates it deeper than this (m) ..."""
 WAKE_SPEED = 0.5
 """... or something hits it faster than this (m/s, relative normal speed)."""
+HELD = np.bool_(True)
+"""``held`` of :func:`push_apart` for friction pushes. Typed ``bool``, not a literal
+``True``: Numba compiles a kernel once per literal value it is called with (seconds each)."""
+NOT_HELD = np.bool_(False)
+"""``held`` of :func:`push_apart` for other pushes (see :data:`HELD`)."""
 LEVER = 2.0
 """Most a node may move per metre of separation a push asks for. Jakobsen's rule moves node
 ``k`` by ``d c_k w_k / sum c^2 w``: at a contact near a link's immovable end (a planted foot)
@@ -165,7 +172,7 @@ def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
 
 
 @hot_kernel
-def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth, held=False):
+def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth, held):
     """Separate contact row ``q`` by ``depth`` along ``n`` (first side +n, second side -n),
     using the coefficients in its COEF slots. Returns the separation achieved (0 if both
     sides are immovable).
@@ -317,7 +324,7 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
     if tl <= 1e-15 or tl > pair_f[q, MU] * pair_f[q, PUSH]:
         return
     push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl, -tz / tl, tl,
-               True)
+               HELD)
 
 
 @kernel
@@ -340,7 +347,7 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     pairs can have been pushed. Runs of rows without a box go to
     :func:`_capsule_friction`, compiled without reference counting.
     """
-    q = 0
+    q = np.int64(0)  # typed: a literal 0 would compile the callees twice
     while q < n_active:
         q = _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, n_active)
         if q == n_active:
@@ -354,12 +361,12 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
             if vn > 0.0:
                 # Moving prev by +n on the first side slows its separation along n.
                 push_apart(prev, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
-                           min(vn, push))
+                           min(vn, push), NOT_HELD)
             if tl > 1e-15:
                 # Slow the first side by cut along t and the second by -cut: a "contact"
                 # along -t.
                 push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
-                           -tz / tl, min(tl, pair_f[q, MU] * push), True)
+                           -tz / tl, min(tl, pair_f[q, MU] * push), HELD)
         q += 1
 
 
