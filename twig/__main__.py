@@ -2,4 +2,5 @@
 
 from twig.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not again in a worker process (spawn re-imports this module)
+    raise SystemExit(main())

@@ -107,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     args = _parser().parse_args(argv)
     try:
+        if args.command in ("run", "script", "serve", "replay", "batch"):
+            _compile_first(console())
         if args.command == "scenes":
             return _scenes()
         if args.command == "run":
@@ -123,6 +125,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TwigError as e:
         print(f"twig: error: {e}", file=sys.stderr)
         return 2
+
+
+def _compile_first(out: Console) -> None:
+    """On the first run (nothing cached for these sources), compile the kernels, in parallel
+    processes where there are cores to spare (:func:`twig.physics.warmup.compile_kernels`),
+    with a notice: about a minute on 2 cores."""
+    from twig.physics.kernel_cache import kernels_cached
+
+    if kernels_cached():
+        return
+    from twig.physics.warmup import JOBS, compile_kernels
+
+    text = "compiling the physics kernels (first run only, about a minute)"
+    done = []
+    with out.status(f"{text}...") as status:
+        def progress(job: str) -> None:
+            done.append(job)
+            status.update(f"{text}: {len(done)} of {len(JOBS)} parts, then the tick...")
+
+        compile_kernels(on_done=progress)
 
 
 def _scenes() -> int:
@@ -163,16 +185,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace, world, recording, script, out: Console) -> int:
     """Run the loaded scene (viewer, video or headless), print the summary, write exports."""
-    from twig.physics.kernel_cache import kernels_cached
     from twig.summary import summary_table
 
     seconds = world.scene.seconds if args.seconds is None else args.seconds
     t0 = time.perf_counter()
-    if kernels_cached():
-        world.step()  # the first tick also loads the kernels: timed apart
-    else:
-        with out.status("compiling the physics kernels (first run only, about a minute)..."):
-            world.step()
+    world.step()  # the first tick also loads the kernels: timed apart
     t1 = time.perf_counter()
     if args.view:
         from twig.view.viewer import run_viewer

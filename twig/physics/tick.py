@@ -131,7 +131,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     for it in range(iterations):
         relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
               n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend, angle_nodes, angle_cos,
-              plane_normal, plane_offset, plane_friction, 1, depth, ground_normal,
+              plane_normal, plane_offset, plane_friction, np.int64(1), depth, ground_normal,
               contact_friction_mu)
         if it == 0:
             n_active = first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,

@@ -1,0 +1,131 @@
+"""Compile the tick's kernels into Numba's on-disk cache in parallel processes.
+
+A first run compiles every kernel (about 70 s of one core on the 2-core machine the project
+is built on), and Numba compiles in one thread. Most of that time goes to the stages that
+:func:`~twig.physics.tick.physics_tick` calls (the broad phase, the first contact sweep, the
+later sweeps, ...), which do not depend on each other: each is compiled on its own when
+called from Python with arguments of the types the tick passes it. :func:`compile_kernels`
+has worker processes call the stages, and the motor kernel, on a small world; then the tick
+itself, finding them in the cache, compiles only its own body (about 5 s).
+
+The calls are those written in ``physics_tick`` (read from its source, so the two cannot
+drift apart), evaluated with the tick's parameters bound to the small world's arrays and its
+locals to values of the same types. A stage whose types were guessed wrong is simply compiled
+again by the first tick, and a worker that fails only costs the time it took: the first tick
+still compiles whatever is missing.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import multiprocessing
+import os
+import textwrap
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+JOBS: tuple[tuple[str, ...], ...] = (
+    ("first_sweep",),
+    ("find_pairs",),
+    ("resolve_active", "sweep_spheres", "boxes_on_planes"),
+    ("relax", "_friction", "integrate_nodes", "project_planes", "box_plane_friction",
+     "update_sleep", "record_contacts", "wake_driven", "rigid_prefix"),
+    ("motor",),
+)
+"""What each worker compiles, longest first (seconds of one core on the 2-core machine: the
+first sweep ~25, the broad phase ~11, the later sweeps and the swept spheres ~11, the rest of
+the tick ~9, the motor ~8). ``motor`` is the characters' kernel; the other names are the
+stage kernels as ``physics_tick`` calls them."""
+
+
+def compile_kernels(workers: int | None = None,
+                    on_done: Callable[[str], None] | None = None) -> bool:
+    """Compile the tick's stages and the motor kernel into the cache, ``workers`` processes at
+    a time (default: one per job, at most the CPUs this process may use), then the tick
+    itself here. ``on_done(job)`` is called as each job finishes. Returns whether every
+    worker succeeded; what a failed one should have compiled is compiled here instead.
+
+    Worker processes are spawned: a script that calls this must guard its top level with
+    ``if __name__ == "__main__":``.
+    """
+    if workers is None:
+        cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        workers = min(len(JOBS), len(cpus) if cpus else os.cpu_count() or 1)
+    ok = True
+    context = multiprocessing.get_context("spawn")
+    try:
+        with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+            futures = {pool.submit(_compile_job, job): job for job in JOBS}
+            for future in as_completed(futures):
+                try:
+                    future.result()
+                except Exception:  # a worker's error: its kernels are compiled below instead
+                    ok = False
+                if on_done is not None:
+                    on_done(", ".join(futures[future]))
+    except OSError:  # no worker processes here: the tick below compiles everything
+        ok = False
+    _sample_world().step()
+    return ok
+
+
+def _sample_world():
+    """A small world with every kind of volume and a character under motor control."""
+    from twig.world import World
+
+    world = World(seed=0)
+    world.add_humanoid("a", (0.0, 0.0, 0.0))
+    world.add_humanoid("b", (1.0, 0.0, 0.0), control=False)
+    world.add_block("box", (0.0, 0.5, 1.0))
+    world.add_ball("ball", (1.0, 0.5, 1.0))
+    return world
+
+
+def _compile_job(names: tuple[str, ...]) -> None:
+    """In a worker: compile the kernels ``names`` (see :data:`JOBS`) by calling them once."""
+    world = _sample_world()
+    if "motor" in names:
+        world.motor.act()
+    stages = [name for name in names if name != "motor"]
+    if stages:
+        _call_stages(world, stages)
+
+
+def _call_stages(world, names: list[str]) -> None:
+    """Evaluate the calls of ``names`` written in ``physics_tick`` with its parameters bound to
+    ``world``'s arguments and its locals to typed stand-ins (no pairs, no active contacts)."""
+    from twig.physics import tick
+
+    function = tick.physics_tick.py_func
+    parameters = list(inspect.signature(function).parameters)
+    scope = dict(zip(parameters, (*tick.array_args(world), *tick.setting_args(world)),
+                     strict=True))
+    n = len(world.nodes)
+    scope.update(n=n, w=np.zeros(n), depth=np.zeros(n), contact_friction_mu=np.zeros(n),
+                 n_pairs=np.int64(0), n_active=np.int64(0), n_rigid=np.int64(0), it=1)
+    calls = _stage_calls(function)
+    for name in names:
+        eval(compile(ast.Expression(calls[name]), "<physics_tick>", "eval"), vars(tick), scope)
+
+
+def _stage_calls(function) -> dict[str, ast.Call]:
+    """The calls to module-level kernels in ``function``'s source, by the called name (the
+    first call of each)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    calls: dict[str, ast.Call] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls.setdefault(node.func.id, node)
+    return calls
+
+
+if __name__ == "__main__":  # python -m twig.physics.warmup: compile ahead of the first run
+    import time
+
+    start = time.perf_counter()
+    complete = compile_kernels(on_done=lambda job: print(f"compiled {job}", flush=True))
+    print(f"kernels compiled in {time.perf_counter() - start:.0f} s"
+          + ("" if complete else " (some parts in this process, after the workers)"))
