@@ -5,7 +5,7 @@ tick would compile that stage again after waiting for the workers."""
 from numba.core import event
 from numba.core.registry import CPUDispatcher
 
-from twig.physics import tick
+from twig.physics import kernel_cache, tick
 from twig.physics.warmup import JOBS, _call_stages, _sample_world, _stage_calls
 
 
@@ -29,3 +29,16 @@ def test_the_workers_compile_every_kernel_the_tick_calls():
     called = {name for name in _stage_calls(tick.physics_tick.py_func)
               if isinstance(getattr(tick, name, None), CPUDispatcher)}
     assert called == {name for job in JOBS for name in job if name != "motor"}
+
+
+def test_a_first_tick_that_compiles_says_so_once(monkeypatch, capsys):
+    """A script's first tick with nothing cached compiles for about a minute: it says so on
+    stderr, once per process, and names the parallel alternative."""
+    monkeypatch.setattr(kernel_cache, "kernels_cached", lambda: False)
+    kernel_cache.announce_compile.cache_clear()
+    world = _sample_world()
+    world.step()
+    world.step()
+    err = capsys.readouterr().err
+    assert err.count("compiling the physics kernels") == 1
+    assert "python -m twig.physics.warmup" in err

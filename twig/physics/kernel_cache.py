@@ -12,9 +12,11 @@ deleted.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -58,3 +60,15 @@ def kernels_cached() -> bool:
     if not cache_dir:
         return True  # Numba's own cache location: nothing known, nothing to announce
     return any(Path(cache_dir).rglob("*.nbi"))
+
+
+@functools.cache
+def announce_compile() -> None:
+    """Before a process's first tick: if nothing is cached for these sources, say on stderr
+    that the tick is about to compile the kernels, which takes about a minute of one core
+    (the ``twig`` command and ``python -m twig.physics.warmup`` compile them in parallel
+    processes instead). Says it once per process."""
+    if not kernels_cached():
+        print("twig: compiling the physics kernels, first run only: about a minute on one core "
+              "('python -m twig.physics.warmup' compiles them in parallel)", file=sys.stderr,
+              flush=True)
