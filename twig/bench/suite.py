@@ -150,8 +150,9 @@ def measure(name: str, world: World, ground: bool, budget: float) -> Result:
 def startup_seconds() -> tuple[float, float, float]:
     """Seconds to the first tick in fresh processes: with an empty JIT cache compiling in this
     process (as ``import twig`` does), with an empty cache compiling the stages in parallel
-    processes first (as the ``twig`` command does, :mod:`twig.physics.warmup`), and with the
-    cache warm."""
+    processes first (as the ``twig`` command does, :mod:`twig.physics.warmup`; as many as
+    :func:`~twig.physics.warmup.default_workers`, so one under ``taskset -c 1``), and with
+    the cache warm."""
     tick = "w = twig.World(); w.add_stick('s', (0, 1, 0)); w.step()"
     serial = f"import time; t = time.perf_counter(); import twig; {tick}"
     parallel = ("import time; t = time.perf_counter(); import twig; "
@@ -209,9 +210,11 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
     console.print(table)
     for note in notes:
         console.print(f"[dim]{note}[/]")
+    from twig.physics.warmup import default_workers
+
     console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache "
-                  f"({parallel:.2f} s compiling in parallel processes, as the twig command "
-                  f"does), {cached:.2f} s with the cache warm")
+                  f"({parallel:.2f} s compiling in {default_workers()} processes, as the twig "
+                  f"command does), {cached:.2f} s with the cache warm")
     run_piles(quick, console)
     run_crowds(quick, console)
     from twig.bench.behavior import run_behavior_bench

@@ -28,36 +28,37 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 import numpy as np
 
 JOBS: tuple[tuple[str, ...], ...] = (
-    ("first_sweep",),
+    ("first_sweep", "resolve_active", "_friction", "boxes_on_planes", "box_plane_friction"),
     ("find_pairs",),
-    ("resolve_active", "sweep_spheres", "boxes_on_planes"),
-    ("relax", "_friction", "integrate_nodes", "project_planes", "box_plane_friction",
-     "update_sleep", "record_contacts", "wake_driven", "rigid_prefix"),
+    ("sweep_spheres", "relax", "integrate_nodes", "project_planes", "update_sleep",
+     "record_contacts", "wake_driven", "rigid_prefix"),
     ("motor",),
 )
-"""What each worker compiles, longest first (seconds of one core on the 2-core machine: the
-first sweep ~25, the broad phase ~11, the later sweeps and the swept spheres ~11, the rest of
-the tick ~9, the motor ~8). ``motor`` is the characters' kernel; the other names are the
-stage kernels as ``physics_tick`` calls them."""
+"""What each worker compiles, longest first (seconds of one core on the 2-core machine:
+~30, ~11, ~10, ~8). ``motor`` is the characters' kernel; the other names are the stage
+kernels as ``physics_tick`` calls them. The first job holds every stage that reaches the box
+contacts, whose code (~20 s) two workers would each compile for themselves."""
 
 
 def compile_kernels(workers: int | None = None,
                     on_done: Callable[[str], None] | None = None) -> bool:
     """Compile the tick's stages and the motor kernel into the cache, ``workers`` processes at
-    a time (default: one per job, at most the CPUs this process may use), then the tick
-    itself here. ``on_done(job)`` is called as each job finishes. Returns whether every
-    worker succeeded; what a failed one should have compiled is compiled here instead.
+    a time (default: :func:`default_workers`), then the tick itself here; with one worker,
+    everything here, as a first tick would. ``on_done(job)`` is called as each worker's job
+    finishes. Returns whether every worker succeeded; what a failed one should have compiled
+    is compiled here instead.
 
     Worker processes are spawned: a script that calls this must guard its top level with
     ``if __name__ == "__main__":``.
     """
-    if workers is None:
-        cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-        workers = min(len(JOBS), len(cpus) if cpus else os.cpu_count() or 1)
+    workers = default_workers() if workers is None else workers
+    if workers <= 1:  # one core: workers would only add their start-up to the same work
+        _sample_world().step()
+        return True
     ok = True
     context = multiprocessing.get_context("spawn")
     try:
-        with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             futures = {pool.submit(_compile_job, job): job for job in JOBS}
             for future in as_completed(futures):
                 try:
@@ -70,6 +71,13 @@ def compile_kernels(workers: int | None = None,
         ok = False
     _sample_world().step()
     return ok
+
+
+def default_workers() -> int:
+    """Worker processes :func:`compile_kernels` starts: one per job, at most the CPUs this
+    process may run on."""
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return min(len(JOBS), len(cpus) if cpus else os.cpu_count() or 1)
 
 
 def _sample_world():
