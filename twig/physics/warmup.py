@@ -120,8 +120,8 @@ def _call_stages(world, names: list[str]) -> None:
 
 
 def _stage_calls(function) -> dict[str, ast.Call]:
-    """The calls to module-level kernels in ``function``'s source, by the called name (the
-    first call of each)."""
+    """The calls by a plain name in ``function``'s source (its kernels, and builtins such as
+    ``range``), by that name; the first call of each."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     calls: dict[str, ast.Call] = {}
     for node in ast.walk(tree):
