@@ -53,6 +53,30 @@ def test_tetrahedron_resting_on_a_box_stays_put():
     assert np.abs(tetra.positions - settled).max() < 0.01
 
 
+def test_each_pain_event_is_a_contact_of_its_tick():
+    """Pain events are read from the tick's buffers for the hit contacts only: each names the
+    two bodies of a contact listed that tick, hurt side first, with its energy and point."""
+    world = pile_world(12)
+    seen = 0
+    for _ in range(90):
+        before = len(world.pain_events)
+        world.step()
+        new = list(world.pain_events)[before:]
+        if not new:
+            continue
+        contacts = world.contacts
+        names = {rec.id: rec.name for rec in world.bodies}
+        listed = {(names[a], names[b], e, tuple(p)) for a, b, e, p in zip(
+            contacts.body_a.tolist(), contacts.body_b.tolist(), contacts.energy.tolist(),
+            contacts.point.tolist(), strict=True)}
+        for event in new:
+            assert event.t == pytest.approx(world.time - world.dt) and event.level > 0.0
+            assert ((event.body, event.source, event.energy, event.point) in listed
+                    or (event.source, event.body, event.energy, event.point) in listed)
+            seen += 1
+    assert seen > 20
+
+
 def test_heavy_body_hurts_light_one_and_slow_touch_does_not():
     world = twig.World()
     kid = world.add_humanoid("kid", (0.0, 0.0, 0.0), height=1.1, control=False)

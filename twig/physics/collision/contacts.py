@@ -12,6 +12,7 @@ adds that energy to its pain level, which then halves every ``pain_half_life`` s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -104,16 +105,17 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
 def gather_contacts(tick: int, pair_f: np.ndarray, hit_row: np.ndarray,
                     hit_ids: np.ndarray) -> Contacts:
     """The contacts :func:`record_contacts` listed (``hit_row``, ``hit_ids`` cut to their
-    count) as :class:`Contacts`; the arrays are views of fresh copies."""
+    count) as :class:`Contacts`, in fresh arrays."""
     ids = hit_ids.copy()
-    rows = pair_f[hit_row]
-    return Contacts(tick, ids[:, 0], ids[:, 1], ids[:, 2], ids[:, 3], rows[:, POINT:POINT + 3],
-                    rows[:, NORMAL:NORMAL + 3], rows[:, DEPTH], rows[:, ENERGY])
+    return Contacts(tick, ids[:, 0], ids[:, 1], ids[:, 2], ids[:, 3],
+                    pair_f[hit_row, POINT:POINT + 3], pair_f[hit_row, NORMAL:NORMAL + 3],
+                    pair_f[hit_row, DEPTH], pair_f[hit_row, ENERGY])
 
 
-@dataclass(frozen=True)
-class PainEvent:
-    """An impact over a body's pain threshold: ``body`` was hit by ``source`` (names)."""
+class PainEvent(NamedTuple):
+    """An impact over a body's pain threshold: ``body`` was hit by ``source`` (names) at time
+    ``t`` (s) with ``energy`` (J), leaving its pain at ``level``, at ``point`` (m). A named
+    tuple: a pile's landing makes hundreds a tick."""
 
     t: float
     body: str
