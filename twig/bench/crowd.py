@@ -18,6 +18,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from twig.bench.timing import gc_paused
 from twig.world import World
 
 SECONDS = 3.0
@@ -63,7 +64,8 @@ class CrowdResult:
 
 
 def _timed(world: World, control: bool) -> tuple[float, float]:
-    """(ms per tick, ms per tick in the motor stage) over SECONDS of simulated time."""
+    """(ms per tick, ms per tick in the motor stage) over SECONDS of simulated time (the
+    garbage collector paused, see :func:`~twig.bench.timing.gc_paused`)."""
     motor_s = 0.0
     if control:
         act = world.motor.act
@@ -76,14 +78,15 @@ def _timed(world: World, control: bool) -> tuple[float, float]:
 
         world.on_tick_start[world.on_tick_start.index(act)] = timed_act
     ticks = round(SECONDS / world.dt)
-    t0 = time.perf_counter()
-    for _ in range(ticks):
-        world.step()
-        if control:
-            arrived = world.motor.table["arrived"]
-            if arrived.any():
-                _new_goals(world, arrived.copy())
-    wall = time.perf_counter() - t0
+    with gc_paused():
+        t0 = time.perf_counter()
+        for _ in range(ticks):
+            world.step()
+            if control:
+                arrived = world.motor.table["arrived"]
+                if arrived.any():
+                    _new_goals(world, arrived.copy())
+        wall = time.perf_counter() - t0
     return 1000.0 * wall / ticks, 1000.0 * motor_s / ticks
 
 

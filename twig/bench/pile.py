@@ -18,6 +18,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from twig.bench.timing import gc_paused
 from twig.physics.collision.broad import BODY_TESTS, PAIRS, VOLUME_TESTS
 from twig.physics.collision.narrow import ACTIVE_GAP
 from twig.world import World
@@ -70,18 +71,20 @@ class PileRun:
 
 
 def run_pile(count: int, fast: bool, seconds: float = SECONDS) -> PileRun:
-    """Simulate the pile for ``seconds`` and time every tick (the first, which compiles, apart)."""
+    """Simulate the pile for ``seconds`` and time every tick (the first, which compiles, apart;
+    the garbage collector paused, see :func:`~twig.bench.timing.gc_paused`)."""
     world = pile_world(count, fast)
     world.step()
     ticks = round(seconds / world.dt)
     times = np.empty(ticks)
     stats = np.zeros((ticks, 4))
-    for k in range(ticks):
-        t0 = time.perf_counter()
-        world.step()
-        times[k] = time.perf_counter() - t0
-        s = world.broad_stats
-        stats[k] = (s[BODY_TESTS] + s[VOLUME_TESTS], s[PAIRS], len(world.contacts), s[0])
+    with gc_paused():
+        for k in range(ticks):
+            t0 = time.perf_counter()
+            world.step()
+            times[k] = time.perf_counter() - t0
+            s = world.broad_stats
+            stats[k] = (s[BODY_TESTS] + s[VOLUME_TESTS], s[PAIRS], len(world.contacts), s[0])
     half = ticks // 2
     asleep = np.mean([world.is_asleep(b) for b in world.bodies])
     return PileRun(1e3 * times[:half].mean(), 1e3 * times[half:].mean(), stats[:, 0].mean(),
@@ -96,7 +99,8 @@ def run_piles(quick: bool, console: Console) -> None:
                   "rebuilt ticks", "asleep at end",
                   title=f"pile of rag dolls in a pen, {SECONDS:g} s (1 thread)",
                   caption="reference: the same engine with every body pair tested, the pair "
-                          "list rebuilt every tick and no sleeping")
+                          "list rebuilt every tick and no sleeping; Python's garbage collector "
+                          "paused while timing, as timeit does")
     with console.status("benchmarking piles...") as status:
         for n in counts:
             status.update(f"pile of {n}...")
