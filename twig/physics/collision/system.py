@@ -459,6 +459,7 @@ class CollisionMixin:
                 self.events.emit("pain", agent=event.body, source=event.source,
                                  energy=round(event.energy, 6), level=round(event.level, 6))
 
+
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_3 = np.zeros((0, 3))
 _EMPTY_F = np.zeros(0)
