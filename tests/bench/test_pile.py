@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from twig.bench.pile import pile_world, run_pile
+from twig.bench.pile import PileRun, pile_world, run_pile, verdict
 
 
 def test_pile_world_drops_dolls_inside_a_four_walled_pen():
@@ -25,3 +25,14 @@ def test_run_pile_counts_tests_candidates_and_contacts():
         assert run.candidates >= run.contacts > 0
     assert ref.rebuilds > 0.9  # the reference rebuilds its pair list every tick
     assert fast.rebuilds < 1.0
+
+
+def test_the_table_says_which_windows_meet_the_target():
+    run = PileRun(fall_ms=0.9, settled_ms=1.1, tests=0, candidates=0, contacts=0, rebuilds=0,
+                  asleep=0)
+    assert verdict(100, run) == "< 1 ms NOT met (settled)"
+    assert verdict(1000, run) == "< 16 ms met"
+    assert verdict(10, run) == ""
+    slow = PileRun(fall_ms=17.0, settled_ms=18.0, tests=0, candidates=0, contacts=0, rebuilds=0,
+                   asleep=0)
+    assert verdict(1000, slow) == "< 16 ms NOT met (fall and settled)"

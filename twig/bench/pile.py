@@ -5,7 +5,8 @@ Each row runs the same pile twice from the same start: with twig's collision pip
 bodies tested, pair list rebuilt every tick, nobody sleeps), the straightforward reference
 measured in the same run. It reports ms per tick over the fall and the settled pile, the
 ratio reference / twig, and per tick the broad-phase tests made, the candidate pairs handed to
-the narrow phase and the contacts found.
+the narrow phase and the contacts found. Targets (issue #3, one core): 100 dolls under 1 ms per
+tick and 1000 under 16 ms; the table says which windows meet them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from twig.world import World
 
 SECONDS = 4.0
 """Simulated time per run: the fall and the first settling of the pile."""
+TARGET_MS = {100: 1.0, 1000: 16.0}
+"""Issue #3's targets, ms per tick on one core, by number of dolls."""
 
 
 def pile_world(count: int, fast: bool = True) -> World:
@@ -91,12 +94,25 @@ def run_pile(count: int, fast: bool, seconds: float = SECONDS) -> PileRun:
                    stats[:, 1].mean(), stats[:, 2].mean(), stats[:, 3].mean(), float(asleep))
 
 
+def verdict(count: int, run: PileRun) -> str:
+    """Whether ``run`` meets the target for ``count`` dolls (:data:`TARGET_MS`) in its fall
+    and settled windows; empty where there is no target."""
+    limit = TARGET_MS.get(count)
+    if limit is None:
+        return ""
+    windows = {"fall": run.fall_ms < limit, "settled": run.settled_ms < limit}
+    if all(windows.values()):
+        return f"< {limit:g} ms met"
+    missed = " and ".join(name for name, met in windows.items() if not met)
+    return f"< {limit:g} ms NOT met ({missed})"
+
+
 def run_piles(quick: bool, console: Console) -> None:
     """Print the pile table."""
     counts = (10, 100) if quick else (10, 100, 1000)
     table = Table("rag dolls", "twig ms/tick fall", "settled", "reference ms/tick",
                   "reference / twig", "broad tests/tick", "candidates/tick", "contacts/tick",
-                  "rebuilt ticks", "asleep at end",
+                  "rebuilt ticks", "asleep at end", "target",
                   title=f"pile of rag dolls in a pen, {SECONDS:g} s (1 thread)",
                   caption="reference: the same engine with every body pair tested, the pair "
                           "list rebuilt every tick and no sleeping; Python's garbage collector "
@@ -112,5 +128,6 @@ def run_piles(quick: bool, console: Console) -> None:
             table.add_row(str(n), f"{fast.fall_ms:.2f}", f"{fast.settled_ms:.2f}",
                           f"{ref_ms:.2f}", f"{ref_ms / twig_ms:.2f}x", f"{fast.tests:.0f}",
                           f"{fast.candidates:.0f}", f"{fast.contacts:.0f}",
-                          f"{100 * fast.rebuilds:.0f} %", f"{100 * fast.asleep:.0f} %")
+                          f"{100 * fast.rebuilds:.0f} %", f"{100 * fast.asleep:.0f} %",
+                          verdict(n, fast))
     console.print(table)
