@@ -13,6 +13,7 @@ from twig.physics.collision.broad import (
     BODY_TESTS,
     PAIRS,
     REBUILT,
+    UNKNOWN,
     VOLUME_TESTS,
     _stable_order,
     carry_memory,
@@ -285,10 +286,12 @@ def test_a_rebuilt_list_copies_what_it_would_pair_again():
     assert copied >= 8
 
 
-@given(st.sets(st.integers(0, 60), max_size=40), st.sets(st.integers(0, 60), max_size=40))
-def test_carried_memory_rows_land_with_their_keys(old, new):
+@given(st.sets(st.integers(0, 60), max_size=40), st.sets(st.integers(0, 60), max_size=40),
+       st.lists(st.booleans(), min_size=40, max_size=40))
+def test_carried_memory_rows_land_with_their_keys(old, new, told):
     """Any old and new key lists: rows of keys in both move with them (in place, none
-    overwritten before it is moved), rows of new keys are cleared, the keys are replaced."""
+    overwritten before it is moved), rows of new keys are cleared, the keys are replaced;
+    whichever old rows the caller gives (``told``) and leaves to be found by key."""
     old, new = sorted(old), sorted(new)
     capacity = 48
     key = np.zeros(capacity, dtype=np.int64)
@@ -296,9 +299,14 @@ def test_carried_memory_rows_land_with_their_keys(old, new):
     seen = np.zeros((capacity, 13))
     seen[:len(old), 0] = np.array(old) + 100.0  # row content names its key
     seen[:len(old), 1:] = np.array(old)[:, None]
-    carry_memory(key, np.array(new, dtype=np.int64), len(old), len(new), seen)
+    source = np.full(capacity, UNKNOWN, dtype=np.int64)
+    for j, k in enumerate(new):
+        if told[j]:
+            source[j] = old.index(k) if k in old else -1
+    carry_memory(key, np.array(new, dtype=np.int64), len(old), len(new), seen, source)
     assert key[:len(new)].tolist() == new
     for j, k in enumerate(new):
+        assert source[j] == (old.index(k) if k in old else -1)
         if k in old:
             assert seen[j, 0] == k + 100.0 and (seen[j, 1:] == k).all()
         else:

@@ -21,6 +21,7 @@ import numpy as np
 
 from twig.physics.collision.narrow import ACTIVE_GAP, BOX, box_frame
 from twig.physics.hot import hot_kernel, kernel
+from twig.physics.memmove import memmove
 
 LARGE_CELLS = 64
 """Bodies covering more grid cells than this (floors, long walls) are tested against every
@@ -200,12 +201,21 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
     return n
 
 
+UNKNOWN = -2
+"""``source`` entry of :func:`carry_memory`: the pair's old row is to be found by its key."""
+
+
 @kernel
-def carry_memory(pair_key, fresh, n_old, n_new, pair_seen):
+def carry_memory(pair_key, fresh, n_old, n_new, pair_seen, source):
     """Move each memory row (``pair_seen``, in list order) of a pair listed before to its row
     in the rebuilt list, keyed ``fresh`` (``n_new`` keys, ascending; the old ``n_old`` keys in
     ``pair_key``, also ascending, are replaced), and clear the rows of pairs new to the list
     (``pair_seen[q, 0] = 0`` decides nothing).
+
+    ``source[j]`` ((>= n_new,) int64) is new pair ``j``'s old row where the caller knows it (a
+    block copied from the last list), -1 for a pair known to be new, or UNKNOWN: those are
+    found by merging their keys with the old ones from the last known row on; only the
+    re-paired blocks are merged. On return it holds every pair's old row or -1.
 
     A pile rebuilds its list nearly every tick, and a pair inserted early shifts every later
     one; carried this way, what the first sweep measured a tick ago still spares it most exact
@@ -214,27 +224,49 @@ def carry_memory(pair_key, fresh, n_old, n_new, pair_seen):
     pairs keep their order, so moving the rows that go down in ascending order and those that
     go up in descending order never overwrites a row still to be moved.
     """
-    source = np.empty(n_new, dtype=np.int64)
     i = 0
     for j in range(n_new):
-        k = fresh[j]
-        while i < n_old and pair_key[i] < k:
-            i += 1
-        if i < n_old and pair_key[i] == k:
-            source[j] = i
-            i += 1
+        if source[j] >= 0:
+            i = source[j] + 1
+        elif source[j] == UNKNOWN:
+            k = fresh[j]
+            while i < n_old and pair_key[i] < k:
+                i += 1
+            if i < n_old and pair_key[i] == k:
+                source[j] = i
+                i += 1
+            else:
+                source[j] = -1
+    # Runs of rows that keep their offset move as one block (memmove).
+    width = pair_seen.shape[1]
+    j = 0
+    while j < n_new:
+        s = source[j]
+        if s > j:
+            end = j + 1
+            while end < n_new and source[end] == s + (end - j):
+                end += 1
+            memmove(pair_seen, j * width, pair_seen, s * width, (end - j) * width)
+            j = end
         else:
-            source[j] = -1
-    for j in range(n_new):
-        if source[j] > j:
-            pair_seen[j] = pair_seen[source[j]]
-    for j in range(n_new - 1, -1, -1):
-        if 0 <= source[j] < j:
-            pair_seen[j] = pair_seen[source[j]]
+            j += 1
+    j = n_new - 1
+    while j >= 0:
+        s = source[j]
+        if 0 <= s < j:
+            first = j - 1
+            while first >= 0 and source[first] == s - (j - first) >= 0:
+                first -= 1
+            first += 1
+            memmove(pair_seen, first * width, pair_seen, (s - (j - first)) * width,
+                    (j - first + 1) * width)
+            j = first - 1
+        else:
+            j -= 1
     for j in range(n_new):
         if source[j] < 0:
             pair_seen[j, 0] = 0.0
-        pair_key[j] = fresh[j]
+    memmove(pair_key, 0, fresh, 0, n_new)
 
 
 @kernel
@@ -471,6 +503,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     capacity = pair_vol.shape[0]
     listed = np.empty((capacity, 2), dtype=np.int32)
     fresh = np.empty(capacity, dtype=np.int64)
+    source = np.empty(capacity, dtype=np.int64)  # each listed pair's old row (carry_memory)
     blocks = np.empty(capacity + 1, dtype=np.int64)
     starts = np.empty(capacity + 1, dtype=np.int64)
     old = 0  # the last list's body pairs, walked along
@@ -488,12 +521,15 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                     listed[n, 0] = pair_vol[y, 0]
                     listed[n, 1] = pair_vol[y, 1]
                     fresh[n] = pair_key[y]
+                    source[n] = y
                 n += 1
         else:
+            first = n
             n = _pair_bodies(a, b, body_vols, body_vol_start, build_lo, build_hi, blo, bhi,
                              vol_group, vol_mask, vol_passive, vol_nodes, linked_keys,
                              linked_bodies, n_bodies, n_nodes, listed, fresh, most, n, stats,
                              near_a, near_b)
+            source[first:min(n, capacity)] = UNKNOWN
     if n_close < capacity:
         starts[n_close] = n  # the end of the last body pair's block
     self_base = n_bodies * n_bodies * most * most
@@ -504,10 +540,12 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     for s in range(self_pairs.shape[0]):
         va = self_pairs[s, 0]
         vb = self_pairs[s, 1]
+        origin = UNKNOWN
         if n_old > 0 and not moved[node_row[vol_nodes[va, 0]]]:
             while j < j_end and pair_key[j] < self_base + s:
                 j += 1
             listed_before = j < j_end and pair_key[j] == self_base + s
+            origin = j
         else:
             stats[VOLUME_TESTS] += 1
             listed_before = _overlap(build_lo, build_hi, va, vb)
@@ -516,13 +554,12 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                 listed[n, 0] = va
                 listed[n, 1] = vb
                 fresh[n] = self_base + s
+                source[n] = origin
             n += 1
     stats[BLOCKS] = 0
     if n <= capacity:
-        carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen)
-        for j in range(n):
-            pair_vol[j, 0] = listed[j, 0]
-            pair_vol[j, 1] = listed[j, 1]
+        carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen, source)
+        memmove(pair_vol, 0, listed, 0, 2 * n)
         if n_close < capacity:
             block_key[:n_close] = blocks[:n_close]
             block_start[:n_close + 1] = starts[:n_close + 1]
