@@ -83,7 +83,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction, vol_kind,
                  vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
                  vol_id, vol_body, has_spheres, boxes, box_c, box_u, box_h, corner_push,
-                 corner_plane, body_vols, body_vol_start, self_pairs, linked_keys,
+                 corner_plane, body_vols, body_vol_start, self_pairs, self_start, linked_keys,
                  linked_bodies, build_lo, build_hi, node_row, body_start, body_count,
                  body_can_sleep, body_still, pain, pain_threshold, pain_half_life, pair_vol,
                  pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active, hit_row,
@@ -110,9 +110,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     if vol_kind.shape[0] > 0:
         n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
                              vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
-                             body_vol_start, self_pairs, linked_keys, linked_bodies, build_lo,
-                             build_hi, margin, lookahead, force, use_grid, node_row, pair_vol,
-                             pair_key, pair_seen, block_key, block_start, broad_stats)
+                             body_vol_start, self_pairs, self_start, linked_keys, linked_bodies,
+                             build_lo, build_hi, margin, lookahead, force, use_grid, node_row,
+                             pair_vol, pair_key, pair_seen, block_key, block_start, broad_stats)
         if n_pairs > pair_vol.shape[0]:
             return n_pairs, -1, 0
     n = pos.shape[0]
@@ -214,8 +214,8 @@ def array_args(world: PhysicsWorld) -> tuple:
                             "passive", "id", "body")),
         *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h", "corner_push",
                            "corner_plane", "body_vols", "body_vol_start", "self_pairs",
-                           "linked_keys", "linked_bodies", "build_lo", "build_hi", "node_row",
-                           "body_start", "body_count", "can_sleep")),
+                           "self_start", "linked_keys", "linked_bodies", "build_lo", "build_hi",
+                           "node_row", "body_start", "body_count", "can_sleep")),
         *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
         world._pair_vol, world._pair_key, world._pair_seen, world._block_key,
         world._block_start, world._pair_i, world._pair_f,

@@ -325,8 +325,8 @@ def _stable_order(keys):
 @kernel
 def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
-               linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead, force,
-               use_grid, node_row, pair_vol, pair_key, pair_seen, block_key, block_start,
+               self_start, linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead,
+               force, use_grid, node_row, pair_vol, pair_key, pair_seen, block_key, block_start,
                stats):
     """Candidate volume pairs for this tick, reusing the last list while it is valid.
 
@@ -343,7 +343,10 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         Volume indices grouped by body row (CSR: body ``b`` owns
         ``body_vols[body_vol_start[b]:body_vol_start[b + 1]]``).
     self_pairs : (S, 2) int32
-        Same-body volume pairs allowed to collide (self-collision, adjacent volumes removed).
+        Same-body volume pairs allowed to collide (self-collision, adjacent volumes removed),
+        grouped by body row in row order.
+    self_start : (B + 1,) int64
+        Body ``b``'s self pairs are rows ``self_start[b]:self_start[b + 1]``.
     linked_keys, linked_bodies : sorted int64
         ``min * N + max`` of node pairs joined by links across bodies, and the same over body
         rows (``* B``): their volumes do not collide (a hand does not push what it holds).
@@ -534,28 +537,38 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         starts[n_close] = n  # the end of the last body pair's block
     self_base = n_bodies * n_bodies * most * most
     # The last list's self pairs (after its last body pair's block), walked along: a body that
-    # did not move keeps the self pairs it had.
+    # did not move keeps the self pairs it had, copied as one run.
     j = block_start[n_old] if n_old > 0 else 0
     j_end = stats[PAIRS] if n_old > 0 else 0
-    for s in range(self_pairs.shape[0]):
-        va = self_pairs[s, 0]
-        vb = self_pairs[s, 1]
-        origin = UNKNOWN
-        if n_old > 0 and not moved[node_row[vol_nodes[va, 0]]]:
-            while j < j_end and pair_key[j] < self_base + s:
+    for b in range(n_bodies):
+        s0 = self_start[b]
+        s1 = self_start[b + 1]
+        if s0 == s1:
+            continue
+        if n_old > 0 and not moved[b]:
+            while j < j_end and pair_key[j] < self_base + s0:
                 j += 1
-            listed_before = j < j_end and pair_key[j] == self_base + s
-            origin = j
-        else:
+            run = j
+            while j < j_end and pair_key[j] < self_base + s1:
+                j += 1
+            count = min(j - run, capacity - n) if n < capacity else 0
+            memmove(listed, 2 * n, pair_vol, 2 * run, 2 * count)
+            memmove(fresh, n, pair_key, run, count)
+            for x in range(count):
+                source[n + x] = run + x
+            n += j - run
+            continue
+        for s in range(s0, s1):
+            va = self_pairs[s, 0]
+            vb = self_pairs[s, 1]
             stats[VOLUME_TESTS] += 1
-            listed_before = _overlap(build_lo, build_hi, va, vb)
-        if listed_before:
-            if n < capacity:
-                listed[n, 0] = va
-                listed[n, 1] = vb
-                fresh[n] = self_base + s
-                source[n] = origin
-            n += 1
+            if _overlap(build_lo, build_hi, va, vb):
+                if n < capacity:
+                    listed[n, 0] = va
+                    listed[n, 1] = vb
+                    fresh[n] = self_base + s
+                    source[n] = UNKNOWN
+                n += 1
     stats[BLOCKS] = 0
     if n <= capacity:
         carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen, source)

@@ -379,10 +379,14 @@ class CollisionMixin:
         can_sleep = self.body_state["can_sleep"].copy()
         can_sleep[node_row[cl].ravel()] = False  # linked bodies stay awake together
         boxes = np.flatnonzero(vols["kind"] == BOX).astype(np.int64)
+        self_pairs = self._self_pairs(node_row, vol_row, lk, n)
         self._col = {
             "body_start": starts, "body_count": counts, "node_row": node_row,
             "body_vols": body_vols, "body_vol_start": body_vol_start.astype(np.int64),
-            "self_pairs": self._self_pairs(node_row, vol_row, lk, n),
+            "self_pairs": self_pairs,
+            # Body b's self pairs are rows self_start[b]:self_start[b + 1] (grouped by body).
+            "self_start": np.searchsorted(vol_row[self_pairs[:, 0]],
+                                          np.arange(n_bodies + 1)).astype(np.int64),
             "linked_keys": lk.astype(np.int64), "linked_bodies": rows.astype(np.int64),
             "can_sleep": can_sleep, "boxes": boxes,
             "has_spheres": bool(((vols["kind"] == CAPSULE)
@@ -400,7 +404,7 @@ class CollisionMixin:
     def _self_pairs(self, node_row: np.ndarray, vol_row: np.ndarray, link_keys: np.ndarray,
                     n: int) -> np.ndarray:
         """Same-body volume pairs of self-colliding bodies that are not adjacent (no shared
-        node, no link between their nodes)."""
+        node, no link between their nodes), grouped by body row in row order."""
         out = []
         nodes = self.volumes["nodes"]
         for row in np.flatnonzero(self.body_state["self_collide"]):
