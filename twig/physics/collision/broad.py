@@ -322,6 +322,19 @@ def _stable_order(keys):
     return order
 
 
+@hot_kernel
+def _copy_run(pair_vol, pair_key, start, end, listed, fresh, source, n):
+    """Append the last list's pairs ``start:end`` (and their keys) to the list being built at
+    ``n``, each with its old row as its ``source`` (see :func:`carry_memory`); returns the new
+    count (only the count grows once the buffers are full)."""
+    count = min(end - start, listed.shape[0] - n) if n < listed.shape[0] else 0
+    memmove(listed, 2 * n, pair_vol, 2 * start, 2 * count)
+    memmove(fresh, n, pair_key, start, count)
+    for k in range(count):
+        source[n + k] = start + k
+    return n + end - start
+
+
 @kernel
 def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
@@ -519,13 +532,8 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             blocks[x] = keys[x]
             starts[x] = n
         if old < n_old and block_key[old] == keys[x] and not moved[a] and not moved[b]:
-            for y in range(block_start[old], block_start[old + 1]):
-                if n < capacity:
-                    listed[n, 0] = pair_vol[y, 0]
-                    listed[n, 1] = pair_vol[y, 1]
-                    fresh[n] = pair_key[y]
-                    source[n] = y
-                n += 1
+            n = _copy_run(pair_vol, pair_key, block_start[old], block_start[old + 1], listed,
+                          fresh, source, n)
         else:
             first = n
             n = _pair_bodies(a, b, body_vols, body_vol_start, build_lo, build_hi, blo, bhi,
@@ -551,12 +559,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             run = j
             while j < j_end and pair_key[j] < self_base + s1:
                 j += 1
-            count = min(j - run, capacity - n) if n < capacity else 0
-            memmove(listed, 2 * n, pair_vol, 2 * run, 2 * count)
-            memmove(fresh, n, pair_key, run, count)
-            for x in range(count):
-                source[n + x] = run + x
-            n += j - run
+            n = _copy_run(pair_vol, pair_key, run, j, listed, fresh, source, n)
             continue
         for s in range(s0, s1):
             va = self_pairs[s, 0]
