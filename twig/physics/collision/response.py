@@ -240,7 +240,7 @@ def _shift(pos, i, f, nx, ny, nz):
     pos[i, 2] += f * nz
 
 
-@hot_kernel
+@hot_inline
 def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1, nx, ny, nz,
                   depth, scale):
     """Separate the points ``ca0 x_a0 + ca1 x_a1`` (moved along +n) and ``cb0 x_b0 + cb1
