@@ -224,6 +224,12 @@ def carry_memory(pair_key, fresh, n_old, n_new, pair_seen, source):
     pairs keep their order, so moving the rows that go down in ascending order and those that
     go up in descending order never overwrites a row still to be moved.
     """
+    # One pass finds each row's source and gathers the runs of rows that keep their offset
+    # (start, source, length; each moves as one memmove) and the rows new to the list.
+    runs = np.empty((n_new, 3), dtype=np.int64)
+    n_runs = 0
+    cleared = np.empty(n_new, dtype=np.int64)
+    n_cleared = 0
     i = 0
     for j in range(n_new):
         if source[j] >= 0:
@@ -237,35 +243,31 @@ def carry_memory(pair_key, fresh, n_old, n_new, pair_seen, source):
                 i += 1
             else:
                 source[j] = -1
-    # Runs of rows that keep their offset move as one block (memmove).
+        s = source[j]
+        if s < 0:
+            cleared[n_cleared] = j
+            n_cleared += 1
+        elif s != j:
+            last = n_runs - 1
+            if (n_runs > 0 and runs[last, 0] + runs[last, 2] == j
+                    and runs[last, 1] + runs[last, 2] == s):
+                runs[last, 2] += 1
+            else:
+                runs[n_runs, 0] = j
+                runs[n_runs, 1] = s
+                runs[n_runs, 2] = 1
+                n_runs += 1
     width = pair_seen.shape[1]
-    j = 0
-    while j < n_new:
-        s = source[j]
-        if s > j:
-            end = j + 1
-            while end < n_new and source[end] == s + (end - j):
-                end += 1
-            memmove(pair_seen, j * width, pair_seen, s * width, (end - j) * width)
-            j = end
-        else:
-            j += 1
-    j = n_new - 1
-    while j >= 0:
-        s = source[j]
-        if 0 <= s < j:
-            first = j - 1
-            while first >= 0 and source[first] == s - (j - first) >= 0:
-                first -= 1
-            first += 1
-            memmove(pair_seen, first * width, pair_seen, (s - (j - first)) * width,
-                    (j - first + 1) * width)
-            j = first - 1
-        else:
-            j -= 1
-    for j in range(n_new):
-        if source[j] < 0:
-            pair_seen[j, 0] = 0.0
+    for r in range(n_runs):
+        if runs[r, 1] > runs[r, 0]:
+            memmove(pair_seen, runs[r, 0] * width, pair_seen, runs[r, 1] * width,
+                    runs[r, 2] * width)
+    for r in range(n_runs - 1, -1, -1):
+        if runs[r, 1] < runs[r, 0]:
+            memmove(pair_seen, runs[r, 0] * width, pair_seen, runs[r, 1] * width,
+                    runs[r, 2] * width)
+    for x in range(n_cleared):
+        pair_seen[cleared[x], 0] = 0.0
     memmove(pair_key, 0, fresh, 0, n_new)
 
 
