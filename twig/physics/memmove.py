@@ -2,10 +2,9 @@
 
 The broad phase's rebuild shifts the memory rows of the pair list (~87 000 rows of 104 bytes
 in a settling 1000-doll pile, nearly all of them every tick, since a pair inserted early shifts
-every later one) and copies the new list over the old. Numba compiles a row assignment
-``a[j] = a[k]`` into two array views and a strided loop, and an int32 slice copy into a slow
-element loop; :func:`memmove` is LLVM's ``llvm.memmove`` intrinsic (C's ``memmove``), which
-copies a contiguous run at the speed of the caches and allows the ranges to overlap.
+every later one) and copies the new list over the old. Row by row (``a[j] = a[k]``) that took
+0.50 ms for 87 000 rows; :func:`memmove`, LLVM's ``llvm.memmove`` intrinsic (C's ``memmove``),
+moves each run of rows that keep their offset in one call, 0.41 ms. The ranges may overlap.
 """
 
 from __future__ import annotations
