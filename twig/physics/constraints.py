@@ -24,30 +24,59 @@ def project_distance(pos, w, i, j, lo, hi, stiffness):
     0 or inf); a zero-length grab link has ``lo == hi == 0`` and merges the two nodes at their
     mass-weighted centre. ``stiffness`` in (0, 1] is the fraction of the error repaired.
     """
+    dx, dy, dz, s, movable = _distance_correction(pos, w, i, j, lo, hi, stiffness)
+    if movable:
+        _rigid_apply(pos, w, i, j, dx, dy, dz, s)
+
+
+@hot_kernel
+def _distance_correction(pos, w, i, j, lo, hi, stiffness):
+    """The offset ``p_j - p_i`` and the scale ``s`` of :func:`project_distance`'s correction,
+    and False instead when the link cannot move (both ends immovable, or coincident)."""
     ws = w[i] + w[j]
-    if ws == 0.0:
-        return
     dx = pos[j, 0] - pos[i, 0]
     dy = pos[j, 1] - pos[i, 1]
     dz = pos[j, 2] - pos[i, 2]
     d = math.sqrt(dx * dx + dy * dy + dz * dz)
-    if d < 1e-12:
+    if ws == 0.0 or d < 1e-12:
         # Coincident nodes have no direction to separate along; other constraints or the next
         # tick's motion part them (Jakobsen section 6 dislocates them instead).
-        return
+        return dx, dy, dz, 0.0, False
     # Branch-free clamp (conditional moves): for a rigid link "too long or too short" is a coin
     # flip the CPU would mispredict half the time; a satisfied inequality gets zero correction.
     target = d if d > lo else lo
     target = target if target < hi else hi
-    s = (d - target) * stiffness / (d * ws)
-    wi = w[i] * s
-    wj = w[j] * s
-    pos[i, 0] += dx * wi
-    pos[i, 1] += dy * wi
-    pos[i, 2] += dz * wi
-    pos[j, 0] -= dx * wj
-    pos[j, 1] -= dy * wj
-    pos[j, 2] -= dz * wj
+    return dx, dy, dz, (d - target) * stiffness / (d * ws), True
+
+
+@hot_kernel
+def project_distance_run(pos, w, link_nodes, link_min, link_max, link_stiffness, start, end):
+    """:func:`project_distance` on links ``start .. end-1`` in order, two at a time where
+    consecutive links share no node, as :func:`project_rigid_run` does (bit for bit the
+    sequential sweep's result)."""
+    k = start
+    while k + 1 < end:
+        i0 = link_nodes[k, 0]
+        j0 = link_nodes[k, 1]
+        i1 = link_nodes[k + 1, 0]
+        j1 = link_nodes[k + 1, 1]
+        if i0 in (i1, j1) or j0 in (i1, j1):
+            project_distance(pos, w, i0, j0, link_min[k], link_max[k], link_stiffness[k])
+            k += 1
+            continue
+        dx0, dy0, dz0, s0, movable0 = _distance_correction(pos, w, i0, j0, link_min[k],
+                                                           link_max[k], link_stiffness[k])
+        dx1, dy1, dz1, s1, movable1 = _distance_correction(pos, w, i1, j1, link_min[k + 1],
+                                                           link_max[k + 1],
+                                                           link_stiffness[k + 1])
+        if movable0:
+            _rigid_apply(pos, w, i0, j0, dx0, dy0, dz0, s0)
+        if movable1:
+            _rigid_apply(pos, w, i1, j1, dx1, dy1, dz1, s1)
+        k += 2
+    if k < end:
+        project_distance(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k], link_max[k],
+                         link_stiffness[k])
 
 
 @hot_kernel
@@ -358,9 +387,8 @@ def relax(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_
     """
     for _ in range(iterations):
         project_rigid_run(pos, w, link_nodes, link_min, n_rigid)
-        for k in range(n_rigid, n_exact):
-            project_distance(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k],
-                             link_max[k], link_stiffness[k])
+        project_distance_run(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid,
+                             n_exact)
         for k in range(n_exact, link_nodes.shape[0]):
             project_distance_sqrt_approx(pos, w, link_nodes[k, 0], link_nodes[k, 1], link_min[k])
         for h in range(hinge_nodes.shape[0]):
