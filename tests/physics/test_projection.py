@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 import twig
 from twig.physics.constraints import (
     project_distance,
-    project_distance_run,
     project_distance_sqrt_approx,
     project_hinge,
+    project_link_run,
     project_rigid,
     rigid_prefix,
 )
@@ -189,10 +189,13 @@ limits = st.tuples(st.floats(0.0, 2.0), st.floats(0.0, 2.0), st.floats(0.05, 1.0
 
 
 @given(st.lists(st.tuples(link, limits), min_size=1, max_size=12),
-       st.lists(point, min_size=6, max_size=6), st.lists(inv_mass, min_size=6, max_size=6))
-def test_links_projected_two_at_a_time_match_the_sequential_sweep_bit_for_bit(links, pts, ws):
+       st.lists(point, min_size=6, max_size=6), st.lists(inv_mass, min_size=6, max_size=6),
+       st.booleans())
+def test_links_projected_two_at_a_time_match_the_sequential_sweep_bit_for_bit(links, pts, ws,
+                                                                              rigid):
     """Consecutive links without a common node are computed together; those that share one
-    go one by one, so the run equals the plain loop whatever the links."""
+    go one by one, so the run equals the plain loop whatever the links (rigid ones: the lean
+    projection on ``min``)."""
     nodes = np.array([ij for ij, _ in links], dtype=np.uint32)
     lo = np.array([min(a, b) for _, (a, b, _) in links])
     hi = np.array([max(a, b) for _, (a, b, _) in links])
@@ -201,6 +204,10 @@ def test_links_projected_two_at_a_time_match_the_sequential_sweep_bit_for_bit(li
     w = np.array(ws)
     sequential = pos.copy()
     for k in range(len(links)):
-        project_distance(sequential, w, nodes[k, 0], nodes[k, 1], lo[k], hi[k], stiffness[k])
-    project_distance_run(pos, w, nodes, lo, hi, stiffness, 0, len(links))
+        if rigid:
+            project_rigid(sequential, w, nodes[k, 0], nodes[k, 1], lo[k])
+        else:
+            project_distance(sequential, w, nodes[k, 0], nodes[k, 1], lo[k], hi[k],
+                             stiffness[k])
+    project_link_run(pos, w, nodes, lo, hi, stiffness, 0, len(links), rigid)
     assert np.array_equal(pos, sequential)
