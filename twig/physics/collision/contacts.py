@@ -66,16 +66,17 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
     """
     n = 0
     for row in range(n_active):
-        if pair_f[row, DEPTH] > 0.0:
-            q = active[row]
-            va = pair_vol[q, 0]
-            vb = pair_vol[q, 1]
-            hit_row[n] = row
-            hit_ids[n, 0] = vol_id[va]
-            hit_ids[n, 1] = vol_id[vb]
-            hit_ids[n, 2] = vol_body[va]
-            hit_ids[n, 3] = vol_body[vb]
-            n += 1
+        # Written whether it touches or not, then kept or overwritten: half the rows of a pile
+        # touch, a branch on it is a coin flip.
+        q = active[row]
+        va = pair_vol[q, 0]
+        vb = pair_vol[q, 1]
+        hit_row[n] = row
+        hit_ids[n, 0] = vol_id[va]
+        hit_ids[n, 1] = vol_id[vb]
+        hit_ids[n, 2] = vol_body[va]
+        hit_ids[n, 3] = vol_body[vb]
+        n += pair_f[row, DEPTH] > 0.0
     hurting = False
     for r in range(pain.shape[0]):
         hurting |= pain[r] != 0.0
