@@ -195,23 +195,21 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
         for y in range(nb):
             vb = body_vols[near_b[y]]
             stats[VOLUME_TESTS] += 1
-            if not ((build_lo[va, 0] <= build_hi[vb, 0]) & (build_lo[vb, 0] <= build_hi[va, 0])
+            # Branch-free: whether two limbs' boxes meet is a coin flip in a pile. The pair is
+            # written at n in any case and kept by counting it.
+            keep = ((build_lo[va, 0] <= build_hi[vb, 0]) & (build_lo[vb, 0] <= build_hi[va, 0])
                     & (build_lo[va, 1] <= build_hi[vb, 1]) & (build_lo[vb, 1] <= build_hi[va, 1])
-                    & (build_lo[va, 2] <= build_hi[vb, 2])
-                    & (build_lo[vb, 2] <= build_hi[va, 2])):
-                continue
-            if not (vol_group[va] & vol_mask[vb]) or not (vol_group[vb] & vol_mask[va]):
-                continue
-            if vol_passive[va] and vol_passive[vb]:
-                continue
-            if check_links and _linked(vol_nodes, linked_keys, n_nodes, va, vb):
-                continue
+                    & (build_lo[va, 2] <= build_hi[vb, 2]) & (build_lo[vb, 2] <= build_hi[va, 2])
+                    & ((vol_group[va] & vol_mask[vb]) != 0) & ((vol_group[vb] & vol_mask[va]) != 0)
+                    & ((vol_passive[va] & vol_passive[vb]) ^ True))
+            if keep and check_links and _linked(vol_nodes, linked_keys, n_nodes, va, vb):
+                keep = False
             if n < pair_vol.shape[0]:
                 pair_vol[n, 0] = min(va, vb)
                 pair_vol[n, 1] = max(va, vb)
                 fresh[n] = ((key * most + near_a[x] - body_vol_start[ba]) * most
                             + near_b[y] - body_vol_start[bb])
-            n += 1
+            n += keep
     return n
 
 
