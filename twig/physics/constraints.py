@@ -237,19 +237,34 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     """One-sided limit: ``(j - line).b >= bend_min`` with ``b`` the unit part of ``f``
     perpendicular to the root-end line. It fades out where the limb points along ``f`` (no
     side is defined) and where it points up along ``u = p[f3] - p[f2]`` (an arm raised above
-    the shoulder may bend either way), so the joint is never snapped across."""
+    the shoulder may bend either way), so the joint is never snapped across.
+
+    The limit is tested before the fade is worked out: most joints of a pile keep it, and
+    the fade costs three square roots and four divisions (a limb along ``f`` gives ``b = 0``
+    and a NaN offset, which fails the test and then fades out)."""
     lx = pos[end, 0] - pos[root, 0]
     ly = pos[end, 1] - pos[root, 1]
     lz = pos[end, 2] - pos[root, 2]
     ll = lx * lx + ly * ly + lz * lz
-    fl = math.sqrt(fx * fx + fy * fy + fz * fz)
-    if ll < 1e-12 or fl < 1e-12:
+    if ll < 1e-12:
         return
     k = (fx * lx + fy * ly + fz * lz) / ll
     bx = fx - k * lx
     by = fy - k * ly
     bz = fz - k * lz
     bl = math.sqrt(bx * bx + by * by + bz * bz)
+    nbx = bx / bl
+    nby = by / bl
+    nbz = bz / bl
+    jx = pos[joint, 0] - pos[root, 0]
+    jy = pos[joint, 1] - pos[root, 1]
+    jz = pos[joint, 2] - pos[root, 2]
+    c = jx * nbx + jy * nby + jz * nbz - bend_min
+    if c >= 0.0:
+        return
+    fl = math.sqrt(fx * fx + fy * fy + fz * fz)
+    if fl < 1e-12:
+        return
     # Near a limb along forward, which side is "forward" is ill-defined: the limit fades out
     # (fully off within ~12 degrees of it) instead of switching, which would snap the joint.
     fade = min(1.0, max(0.0, (bl / fl - 0.2) / 0.3))
@@ -259,17 +274,8 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
         fade *= min(1.0, max(0.0, (0.3 - rise) / 0.3))
     if fade == 0.0:
         return
-    bx /= bl
-    by /= bl
-    bz /= bl
-    jx = pos[joint, 0] - pos[root, 0]
-    jy = pos[joint, 1] - pos[root, 1]
-    jz = pos[joint, 2] - pos[root, 2]
     t = (jx * lx + jy * ly + jz * lz) / ll
     t = min(1.0, max(0.0, t))
-    c = jx * bx + jy * by + jz * bz - bend_min
-    if c >= 0.0:
-        return
     denom = w[joint] + w[root] * (1.0 - t) * (1.0 - t) + w[end] * t * t
     if denom == 0.0:
         return
@@ -277,15 +283,15 @@ def _bend_limit(pos, w, root, joint, end, fx, fy, fz, ux, uy, uz, bend_min):
     sj = w[joint] * lam
     sr = -w[root] * (1.0 - t) * lam
     se = -w[end] * t * lam
-    pos[joint, 0] += bx * sj
-    pos[joint, 1] += by * sj
-    pos[joint, 2] += bz * sj
-    pos[root, 0] += bx * sr
-    pos[root, 1] += by * sr
-    pos[root, 2] += bz * sr
-    pos[end, 0] += bx * se
-    pos[end, 1] += by * se
-    pos[end, 2] += bz * se
+    pos[joint, 0] += nbx * sj
+    pos[joint, 1] += nby * sj
+    pos[joint, 2] += nbz * sj
+    pos[root, 0] += nbx * sr
+    pos[root, 1] += nby * sr
+    pos[root, 2] += nbz * sr
+    pos[end, 0] += nbx * se
+    pos[end, 1] += nby * se
+    pos[end, 2] += nbz * se
 
 
 @hot_kernel
