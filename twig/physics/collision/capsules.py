@@ -255,17 +255,10 @@ def _share(wi, flag, gx, gy, gz, sg, nx, ny, nz):
 
 @hot_kernel
 def _lambda(ca0, ca1, cb0, cb1, wa0, wa1, wb0, wb1, depth):
-    """Jakobsen's multiplier ``depth / sum c^2 w`` over the non-zero coefficients (0 when
-    nothing can move)."""
-    s = 0.0
-    if ca0 != 0.0:
-        s += ca0 * ca0 * wa0
-    if ca1 != 0.0:
-        s += ca1 * ca1 * wa1
-    if cb0 != 0.0:
-        s += cb0 * cb0 * wb0
-    if cb1 != 0.0:
-        s += cb1 * cb1 * wb1
+    """Jakobsen's multiplier ``depth / sum c^2 w`` (0 when nothing can move). A zero
+    coefficient adds ``+0.0`` (the inverse masses are finite and not negative), so every
+    term is added: which coefficients are zero, a capsule's end or not, is a coin flip."""
+    s = ca0 * ca0 * wa0 + ca1 * ca1 * wa1 + cb0 * cb0 * wb0 + cb1 * cb1 * wb1
     return depth / s if s > 0.0 else 0.0
 
 

@@ -253,15 +253,8 @@ def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, c
     wa1 = _node_share(w, flags, ground_normal, a1, 1.0, nx, ny, nz)
     wb0 = _node_share(w, flags, ground_normal, b0, -1.0, nx, ny, nz)
     wb1 = _node_share(w, flags, ground_normal, b1, -1.0, nx, ny, nz)
-    s = 0.0
-    if ca0 != 0.0:
-        s += ca0 * ca0 * wa0
-    if ca1 != 0.0:
-        s += ca1 * ca1 * wa1
-    if cb0 != 0.0:
-        s += cb0 * cb0 * wb0
-    if cb1 != 0.0:
-        s += cb1 * cb1 * wb1
+    # A zero coefficient adds +0.0 (see ``capsules._lambda``): no branch per node.
+    s = ca0 * ca0 * wa0 + ca1 * ca1 * wa1 + cb0 * cb0 * wb0 + cb1 * cb1 * wb1
     if s <= 0.0:
         return 0.0
     big = max(abs(ca0) * wa0, abs(ca1) * wa1, abs(cb0) * wb0, abs(cb1) * wb1)
