@@ -15,6 +15,7 @@ from twig.physics.collision.broad import (
     REBUILT,
     UNKNOWN,
     VOLUME_TESTS,
+    _merged_keys,
     _stable_order,
     carry_memory,
 )
@@ -320,6 +321,17 @@ def test_grid_cells_are_ordered_as_a_stable_sort_orders_them(cells):
     in body order, so the body pairs are found in the same order."""
     keys = np.array(cells, dtype=np.int64)
     assert _stable_order(keys).tolist() == np.argsort(keys, kind="stable").tolist()
+
+
+@given(st.sets(st.integers(0, 10_000), max_size=80), st.data())
+def test_kept_and_new_body_pairs_merge_into_sorted_order(keys, data):
+    """The body pairs kept from the last list (ascending) and those found again (any order)
+    come out as one ascending list, as sorting them all would give."""
+    keys = sorted(keys)
+    kept = sorted(data.draw(st.sets(st.sampled_from(keys))) if keys else set())
+    found = data.draw(st.permutations([k for k in keys if k not in kept]))
+    close = np.array(kept + found + [-1, -1], dtype=np.int64)  # spare slots past n_close
+    assert _merged_keys(close, len(kept), len(keys)).tolist() == keys
 
 
 def test_groups_masks_adjacency_and_passive_volumes():

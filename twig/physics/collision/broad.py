@@ -294,6 +294,27 @@ def _push_key(keys, n, key):
     return keys
 
 
+@kernel
+def _merged_keys(close, n_kept, n_close):
+    """``np.sort(close[:n_close])`` for keys whose first ``n_kept`` are ascending and unique
+    (the last list's body pairs that were kept) and the rest unique and not among them (the
+    pairs found with a body that moved): the few new keys are sorted and merged in. Sorting
+    all of them took ~0.8 % of the samples of a settling 100-doll pile."""
+    tail = np.sort(close[n_kept:n_close])
+    n_tail = n_close - n_kept
+    keys = np.empty(n_close, dtype=np.int64)
+    i = 0
+    j = 0
+    for k in range(n_close):
+        if j == n_tail or (i < n_kept and close[i] < tail[j]):
+            keys[k] = close[i]
+            i += 1
+        else:
+            keys[k] = tail[j]
+            j += 1
+    return keys
+
+
 @hot_kernel
 def _bodies_close(blo, bhi, a, b):
     """The paper's test: ground-plane footprints as circles (axis-aligned cylinders) whose
@@ -446,6 +467,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         if not moved[a] and not moved[b]:
             close = _push_key(close, n_close, block_key[x])
             n_close += 1
+    n_kept = n_close  # ascending, as block_key is
     if used > 1:
         cell = max(extent / used, 1e-3)
         gx0 = math.inf
@@ -524,7 +546,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                     n_close += 1
     # Body pairs in a canonical order (by rows), so that the pair list, and with it the
     # Gauss-Seidel order of the contacts, does not depend on when it was built.
-    keys = np.sort(close[:n_close])
+    keys = _merged_keys(close, n_kept, n_close)
     most = np.int64(0)  # typed: a literal 0 would compile the callees twice
     for b in range(n_bodies):
         most = max(most, body_vol_start[b + 1] - body_vol_start[b])
