@@ -459,14 +459,13 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     # moved: two that did not keep their boxes, so the pairs of them that were close still
     # are, and no others (the grid finds every pair whose footprints overlap, whatever the
     # cell size).
-    close = np.empty(max(16, 8 * n_bodies), dtype=np.int64)
+    close = np.empty(n_old + max(16, 8 * n_bodies), dtype=np.int64)
     n_close = np.int64(0)
-    for x in range(n_old):
+    for x in range(n_old):  # room for all: no call per key
         a = block_key[x] // n_bodies
         b = block_key[x] % n_bodies
-        if not moved[a] and not moved[b]:
-            close = _push_key(close, n_close, block_key[x])
-            n_close += 1
+        close[n_close] = block_key[x]
+        n_close += not (moved[a] | moved[b])
     n_kept = n_close  # ascending, as block_key is
     if used > 1:
         cell = max(extent / used, 1e-3)
