@@ -55,6 +55,18 @@ def test_tetrahedron_resting_on_a_box_stays_put():
     assert np.abs(tetra.positions - settled).max() < 0.01
 
 
+def test_contact_count_is_the_number_of_contacts_listed():
+    """``contact_count`` says how many contacts ``contacts`` would list, tick by tick, without
+    gathering them; a falling pile goes from none to hundreds."""
+    world = pile_world(12)
+    counts = []
+    for _ in range(90):
+        world.step()
+        counts.append(world.contact_count)
+        assert counts[-1] == len(world.contacts)
+    assert counts[0] == 0 and max(counts) > 20
+
+
 def test_each_pain_event_is_a_contact_of_its_tick():
     """Pain events are read from the tick's buffers for the hit contacts only: each names the
     two bodies of a contact listed that tick, hurt side first, with its energy and point."""

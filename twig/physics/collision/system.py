@@ -324,6 +324,13 @@ class CollisionMixin:
                                              self._hit_ids[:count])
         return self._contacts
 
+    @property
+    def contact_count(self) -> int:
+        """How many contacts the last tick had: ``len(contacts)`` without gathering them (a
+        pile's thousand contacts are ~100 KB that would push the tick's own data out of the
+        cache)."""
+        return self._contacts_at[1]
+
     # ------------------------------------------------------------------ per-tick work
     def _broad_state(self) -> tuple[np.ndarray, ...] | None:
         """Copies of the cached pair list and the grown boxes it was built for, or None when
