@@ -78,18 +78,20 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction,
 
 @kernel
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                 radius, ground_normal, lock_pos, move_target, move_time, link_nodes, link_min,
+                 radius, ground_normal, lock_pos, move_target, move_time, rest_anchor,
+                 link_nodes, link_min,
                  link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane, hinge_bend,
                  angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction, vol_kind,
                  vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
                  vol_id, vol_body, has_spheres, boxes, box_c, box_u, box_h, corner_push,
                  corner_plane, body_vols, body_vol_start, self_pairs, self_start, linked_keys,
-                 linked_bodies, build_lo, build_hi, node_row, body_start, body_count,
-                 body_can_sleep, body_still, pain, pain_threshold, pain_half_life, pair_vol,
-                 pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active, hit_row,
+                 linked_bodies, build_lo, build_hi, body_lo, body_hi, node_row, body_start,
+                 body_count, body_can_sleep, body_still, pain, pain_threshold, pain_half_life,
+                 pair_vol, pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active,
+                 hit_row,
                  hit_ids, pain_hits, pain_level, broad_stats,
-                 margin, lookahead, force, use_grid, sleep_step, sleep_ticks, depenetration,
-                 gravity, dt, iterations):
+                 margin, lookahead, force, use_grid, sleep_drift, sleep_step, sleep_ticks,
+                 depenetration, gravity, dt, iterations):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
     projection (constraints, then contacts), friction, sleep, contacts and pain.
 
@@ -99,7 +101,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     topology-derived collision arrays and the pair buffers (``has_spheres`` enables the swept
     test; ``margin``, ``lookahead``, ``force`` and ``use_grid`` go to
     :func:`~twig.physics.collision.broad.find_pairs`). ``sleep_ticks`` <= 0 disables sleeping;
-    ``depenetration`` (m) caps how far contacts separate a pair beyond its approach.
+    ``sleep_drift`` and ``sleep_step`` (m) go to
+    :func:`~twig.physics.collision.sleep.update_sleep`; ``depenetration`` (m) caps how far
+    contacts separate a pair beyond its approach.
 
     Returns (candidate pairs, contacts, pain hits) as counted by
     :func:`~twig.physics.collision.contacts.record_contacts`. When the pair buffers are too
@@ -111,8 +115,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
                              vol_mask, vol_passive, box_c, box_u, box_h, body_vols,
                              body_vol_start, self_pairs, self_start, linked_keys, linked_bodies,
-                             build_lo, build_hi, margin, lookahead, force, use_grid, node_row,
-                             pair_vol, pair_key, pair_seen, block_key, block_start, broad_stats)
+                             build_lo, build_hi, body_lo, body_hi, margin, lookahead, force,
+                             use_grid, node_row, pair_vol, pair_key, pair_seen, block_key,
+                             block_start, broad_stats)
         if n_pairs > pair_vol.shape[0]:
             return n_pairs, -1, 0
     n = pos.shape[0]
@@ -158,8 +163,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
     if sleep_ticks > 0:
-        update_sleep(pos, prev, flags, body_start, body_count, body_can_sleep, body_still,
-                     sleep_step, sleep_ticks)
+        update_sleep(pos, prev, rest_anchor, flags, body_start, body_count, body_can_sleep,
+                     body_still, sleep_drift, sleep_step, sleep_ticks)
     n_contacts, n_pain = record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body,
                                          vol_nodes, node_row, flags, pain, pain_threshold,
                                          pain_half_life, dt, hit_row, hit_ids, pain_hits,
@@ -205,7 +210,7 @@ def array_args(world: PhysicsWorld) -> tuple:
     return (
         *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
                              "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
-                             "lock_pos", "move_target", "move_time")),
+                             "lock_pos", "move_target", "move_time", "rest_anchor")),
         *world._solver_links(), world.hinges["nodes"], world.hinges["plane"],
         world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
         world.planes["normal"], world.planes["offset"], world.planes["friction"],
@@ -214,6 +219,7 @@ def array_args(world: PhysicsWorld) -> tuple:
         *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h", "corner_push",
                            "corner_plane", "body_vols", "body_vol_start", "self_pairs",
                            "self_start", "linked_keys", "linked_bodies", "build_lo", "build_hi",
+                           "body_lo", "body_hi",
                            "node_row", "body_start", "body_count", "can_sleep")),
         *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
         world._pair_vol, world._pair_key, world._pair_seen, world._block_key,
@@ -227,5 +233,6 @@ def setting_args(world: PhysicsWorld) -> tuple:
     ticks."""
     dt = world.dt
     return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
-            world.sleep_speed * dt, round(world.sleep_seconds / dt) if world.sleeping else 0,
+            world.sleep_speed * world.sleep_seconds, world.sleep_jitter * dt,
+            round(world.sleep_seconds / dt) if world.sleeping else 0,
             world.max_depenetration_speed * dt, world.gravity, dt, world.iterations)

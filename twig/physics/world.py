@@ -51,6 +51,7 @@ NODE_COLUMNS = {
     "lock_pos": Column(np.float64, (3,)),
     "move_target": Column(np.float64, (3,)),
     "move_time": Column(np.float64, ()),
+    "rest_anchor": Column(np.float64, (3,)),
     "uid": Column(np.int64, ()),
 }
 LINK_COLUMNS = {

@@ -373,9 +373,9 @@ def _copy_run(pair_vol, pair_key, start, end, listed, fresh, source, n):
 @kernel
 def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                vol_passive, box_c, box_u, box_h, body_vols, body_vol_start, self_pairs,
-               self_start, linked_keys, linked_bodies, build_lo, build_hi, margin, lookahead,
-               force, use_grid, node_row, pair_vol, pair_key, pair_seen, block_key, block_start,
-               stats):
+               self_start, linked_keys, linked_bodies, build_lo, build_hi, blo, bhi, margin,
+               lookahead, force, use_grid, node_row, pair_vol, pair_key, pair_seen, block_key,
+               block_start, stats):
     """Candidate volume pairs for this tick, reusing the last list while it is valid.
 
     When a volume leaves its grown box only the bodies that moved so get new boxes. The grid
@@ -400,6 +400,10 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         rows (``* B``): their volumes do not collide (a hand does not push what it holds).
     build_lo, build_hi : (V, 3) float64
         Grown boxes, renewed for the volumes of each body that moved out of them.
+    blo, bhi : (B, 3) float64
+        Each body's footprint, the box around its volumes' grown boxes: renewed with them
+        (a body that kept its boxes keeps its footprint; 100 dolls, 1300 volumes, in a pile
+        where a few dozen bodies move out of their boxes a tick).
     margin, lookahead
         Growth in metres, and in ticks of each volume's current motion.
     force
@@ -439,17 +443,18 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     stats[REBUILT] = 1
     _grow_boxes(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u, box_h,
                 body_vols, body_vol_start, moved, margin, lookahead, build_lo, build_hi)
-    # Body footprints.
-    blo = np.full((n_bodies, 3), np.inf)
-    bhi = np.full((n_bodies, 3), -np.inf)
     extent = 0.0
     used = 0
     for b in range(n_bodies):
-        for x in range(body_vol_start[b], body_vol_start[b + 1]):
-            v = body_vols[x]
+        if moved[b]:
             for c in range(3):
-                blo[b, c] = min(blo[b, c], build_lo[v, c])
-                bhi[b, c] = max(bhi[b, c], build_hi[v, c])
+                blo[b, c] = np.inf
+                bhi[b, c] = -np.inf
+            for x in range(body_vol_start[b], body_vol_start[b + 1]):
+                v = body_vols[x]
+                for c in range(3):
+                    blo[b, c] = min(blo[b, c], build_lo[v, c])
+                    bhi[b, c] = max(bhi[b, c], build_hi[v, c])
         if body_vol_start[b + 1] > body_vol_start[b]:
             extent += max(bhi[b, 0] - blo[b, 0], bhi[b, 2] - blo[b, 2])
             used += 1

@@ -58,7 +58,10 @@ class CollisionMixin:
     """Collision volumes on nodes and what comes of them (mixed into ``PhysicsWorld``).
 
     Settings (attributes, change them any time): ``sleeping`` (bool, default True),
-    ``sleep_speed`` (m/s, default 0.03), ``sleep_seconds`` (default 1.0), ``touch_memory``
+    ``sleep_seconds`` (default 1.0), ``sleep_speed`` (m/s, default 0.03: a body sleeps once
+    none of its nodes drifted more than ``sleep_speed * sleep_seconds`` over the last
+    ``sleep_seconds``), ``sleep_jitter`` (m/s, default 0.1: nor moved faster than this in any
+    tick of them; see :mod:`~twig.physics.collision.sleep`), ``touch_memory``
     (seconds of contacts kept for :meth:`touched`, default 2.0), ``broad_margin`` (m, default
     0.02), ``broad_lookahead`` (ticks of motion the cached pair list anticipates, 3; 0 with a
     margin of ``ACTIVE_GAP`` rebuilds it nearly every tick), ``broad_grid`` (True; False tests
@@ -75,6 +78,7 @@ class CollisionMixin:
         self.sleeping = True
         self.sleep_speed = 0.03
         self.sleep_seconds = 1.0
+        self.sleep_jitter = 0.1
         self.touch_memory = 2.0
         self.broad_margin = 0.02
         self.broad_lookahead = 3.0
@@ -344,17 +348,20 @@ class CollisionMixin:
         if self._col_force or self._col_version != self.topology_version:
             return None
         n = int(self.broad_stats[PAIRS])
-        return (self._col["build_lo"].copy(), self._col["build_hi"].copy(),
-                self._pair_vol[:n].copy(), self._pair_key[:n].copy())
+        col = self._col
+        return (col["build_lo"].copy(), col["build_hi"].copy(), col["body_lo"].copy(),
+                col["body_hi"].copy(), self._pair_vol[:n].copy(), self._pair_key[:n].copy())
 
     def _restore_broad(self, state: tuple[np.ndarray, ...] | None) -> None:
         """Put back what :meth:`_broad_state` copied (None: rebuild the list next tick)."""
         if state is None:
             return
-        build_lo, build_hi, pairs, keys = state
+        build_lo, build_hi, body_lo, body_hi, pairs, keys = state
         col = self._collision_arrays()
         col["build_lo"][:] = build_lo
         col["build_hi"][:] = build_hi
+        col["body_lo"][:] = body_lo
+        col["body_hi"][:] = body_hi
         if len(pairs) > len(self._pair_vol):
             self._grow_pairs(len(pairs))
         self._pair_vol[:len(pairs)] = pairs
@@ -399,6 +406,7 @@ class CollisionMixin:
             "has_spheres": bool(((vols["kind"] == CAPSULE)
                                  & (vols["nodes"][:, 0] == vols["nodes"][:, 1])).any()),
             "build_lo": np.zeros((n_vol, 3)), "build_hi": np.zeros((n_vol, 3)),
+            "body_lo": np.zeros((n_bodies, 3)), "body_hi": np.zeros((n_bodies, 3)),
             "box_c": np.zeros((n_vol, 3)), "box_u": np.zeros((n_vol, 3, 3)),
             "box_h": np.ones((n_vol, 3)),
             "corner_push": np.zeros((len(boxes), 8)),
