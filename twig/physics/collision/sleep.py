@@ -4,11 +4,11 @@ A body is put to sleep after ``sleep_ticks`` ticks in which none of its nodes dr
 ``sleep_speed * sleep_seconds`` from where it was when the count began, nor moved faster than
 ``sleep_jitter`` in any one tick. A viewer sees where a node goes more than how it trembles on
 the way: a hand quivering a millimetre each way, 5 cm/s from tick to tick, is at rest; one
-sliding 3 cm/s down a pile is not. (Counting only ticks in which every node moved slower than
-``sleep_speed``, the rule before, such quivering kept 92 % of a 100-doll pile awake at 4 s, and
-now 83 %; see docs/performance.md.) The net motion allowed is the same as before; what can be
-frozen now that was not is a swing of up to ~1.5 cm either way at about 1 Hz (10 cm/s at its
-fastest), where before it was ~0.5 cm.
+sliding 4 cm/s down a pile is not. (Counting only ticks in which every node moved slower than
+``sleep_speed``, the rule before, such quivering kept 92 % of a 100-doll pile awake at 4 s;
+83-86 % are now; see docs/performance.md, thirteenth pass.) The net motion allowed is the
+same as before; what can be frozen now that was not is a swing of up to ~1.5 cm either way at
+about 1 Hz (10 cm/s at its fastest), where before it was ~0.5 cm.
 
 Asleep, a body's nodes get the ASLEEP flag, keep their positions exactly (zero velocity) and
 have inverse mass 0 in projections, so what rests on them stays put and pairs of sleeping
