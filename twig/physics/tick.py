@@ -79,19 +79,17 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction,
 @kernel
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
                  radius, ground_normal, lock_pos, move_target, move_time, rest_anchor,
-                 link_nodes, link_min,
-                 link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane, hinge_bend,
-                 angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction, vol_kind,
-                 vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
-                 vol_id, vol_body, has_spheres, boxes, box_c, box_u, box_h, corner_push,
-                 corner_plane, body_vols, body_vol_start, self_pairs, self_start, linked_keys,
-                 linked_bodies, build_lo, build_hi, body_lo, body_hi, node_row, body_start,
-                 body_count, body_can_sleep, body_still, pain, pain_threshold, pain_half_life,
-                 pair_vol, pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active,
-                 hit_row,
-                 hit_ids, pain_hits, pain_level, broad_stats,
-                 margin, lookahead, force, use_grid, sleep_drift, sleep_step, sleep_ticks,
-                 depenetration, gravity, dt, iterations):
+                 link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes,
+                 hinge_plane, hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
+                 plane_friction, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
+                 vol_friction, vol_passive, vol_id, vol_body, has_spheres, boxes, box_c, box_u,
+                 box_h, corner_push, corner_plane, body_vols, body_vol_start, self_pairs,
+                 self_start, linked_keys, linked_bodies, build_lo, build_hi, body_lo, body_hi,
+                 node_row, body_start, body_count, body_can_sleep, body_still, pain,
+                 pain_threshold, pain_half_life, pair_vol, pair_key, pair_seen, block_key,
+                 block_start, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
+                 broad_stats, margin, lookahead, force, use_grid, sleep_drift, sleep_step,
+                 sleep_ticks, depenetration, gravity, dt, iterations):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
     projection (constraints, then contacts), friction, sleep, contacts and pain.
 

@@ -85,14 +85,14 @@ def update_sleep(pos, prev, rest_anchor, flags, body_start, body_count, body_can
                     or (not fresh and ax * ax + ay * ay + az * az > drift2)):
                 still = False
                 break
-        if fresh or not still:  # the count begins (again) here
+        if not still:
+            body_still[b] = 0  # the next tick begins the count afresh
+            continue
+        if fresh:  # the count begins here
             for i in range(s, e):
                 rest_anchor[i, 0] = pos[i, 0]
                 rest_anchor[i, 1] = pos[i, 1]
                 rest_anchor[i, 2] = pos[i, 2]
-        if not still:
-            body_still[b] = 0
-            continue
         body_still[b] += 1
         if body_still[b] >= ticks_needed:
             for i in range(s, e):
