@@ -1,5 +1,8 @@
-"""The lean capsule-capsule contact (twig.physics.collision.capsules) does bit for bit what the
-general contact code (``narrow._contact`` with Jakobsen's affine rule) does for two capsules."""
+"""The lean capsule-capsule contact (twig.physics.collision.capsules) does what the general
+contact code (``narrow._contact`` with Jakobsen's affine rule) does for two capsules, to rounding:
+the kernels are compiled with fast-math flags (:data:`twig.physics.hot.OPTIONS`), so LLVM may
+fuse and reorder the same arithmetic differently in each, and the general path's closest points
+are formed here in Python."""
 
 import math
 
@@ -75,9 +78,8 @@ def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
        radii=st.tuples(st.floats(0.03, 0.15), st.floats(0.03, 0.15)),
        sphere=st.booleans(), first=st.booleans(), passive_b=st.booleans(),
        grounded=st.booleans(), driven=st.booleans(), mu=st.floats(0.0, 2.0))
-def test_capsule_contact_matches_the_general_contact_bit_for_bit(ends, motion, radii, sphere,
-                                                                 first, passive_b, grounded,
-                                                                 driven, mu):
+def test_capsule_contact_matches_the_general_contact(ends, motion, radii, sphere,
+                                                     first, passive_b, grounded, driven, mu):
     pos = ends.copy()
     prev = pos - motion
     w = np.array([1.0, 2.0, 0.5, 1.5])
@@ -96,10 +98,13 @@ def test_capsule_contact_matches_the_general_contact_bit_for_bit(ends, motion, r
                         np.zeros(2, dtype=np.int64))
         _general(general[0], prev, w, flags, gn, pair_i, general[1], *radii, first)
         first = False
-    assert np.array_equal(lean[0], general[0])
+    # Both agree to 0.1 nm (fused and reordered rounding, amplified where a depth is the small
+    # difference of two lengths, leaves ~1e-12; a wrong coefficient or sign, millimetres).
+    np.testing.assert_allclose(lean[0], general[0], rtol=0.0, atol=1e-10)
     # The lean path also remembers where a pair was apart (SEEN slots), which the general
     # path, used for boxes, has no use for.
-    assert np.array_equal(lean[1][:, :r.SEEN_GAP], general[1][:, :r.SEEN_GAP], equal_nan=True)
+    np.testing.assert_allclose(lean[1][:, :r.SEEN_GAP], general[1][:, :r.SEEN_GAP], rtol=1e-9,
+                               atol=1e-10, equal_nan=True)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -29,9 +29,18 @@ from __future__ import annotations
 
 from numba import njit
 
-OPTIONS = {"cache": True, "error_model": "numpy"}
+FAST_MATH = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
+"""LLVM's fast-math flags the kernels are compiled with: signed zeros ignored, division by
+multiplying with a reciprocal, fused multiply-add, approximate library functions and
+reassociation. Not ``nnan`` or ``ninf``: infinite limits (a link with no maximum, a gap not yet
+measured) and NaN tests must keep their meaning. Results stay deterministic on one machine (the
+same compiled code gives the same bits) but differ from strict IEEE arithmetic in the last
+bits, and the same formula compiled into two kernels may round differently. The 100-doll pile
+took 3.6 +- 0.5 % less time a tick (alternated replays at 2.5 s, 8 rounds)."""
+
+OPTIONS = {"cache": True, "error_model": "numpy", "fastmath": set(FAST_MATH)}
 """Options of every kernel: cached on disk (see :mod:`twig.physics.kernel_cache`), NumPy's
-error model."""
+error model, :data:`FAST_MATH`."""
 
 kernel = njit(**OPTIONS)
 """``@kernel`` on a function: an ordinary compiled kernel."""

@@ -6,8 +6,8 @@ relaxation, in ``response.contact_friction``), here
 for two capsules in one pass over their four nodes kept in local variables. The general path
 calls a dozen helpers per contact that take arrays, each call counting references with atomic
 instructions; these kernels are :data:`~twig.physics.hot.hot_kernel` and their helpers take
-scalars. A property test checks them against the general path bit for bit
-(tests/physics/test_narrow_phase.py).
+scalars. A property test checks them against the general path (tests/physics/test_capsules.py;
+to rounding: see :data:`~twig.physics.hot.FAST_MATH`).
 
 Horswill 2009, section VI.D (links as cylinders); Jakobsen 2001, section 6 (``p = c1 x1 + c2
 x2``).
