@@ -1,5 +1,7 @@
 """Collision scenarios as a viewer would judge them, plus the broad phase, filters and errors."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -180,6 +182,53 @@ def test_a_pile_of_rag_dolls_comes_to_rest_and_sleeps():
     world.step(30)
     speed = np.linalg.norm(world.node_pos - world.node_prev, axis=1) / world.dt
     assert np.percentile(speed, 90) < 0.05  # m/s (0.03; was 0.14, feet kicked at 2-4 m/s)
+
+
+def _rails(degrees: float) -> tuple[twig.World, float]:
+    """Two locked rails 0.6 m apart along z, the first higher: a slope of ``degrees`` along
+    x for what lies across them. Returns the world and the height of the lower rail."""
+    world = twig.World(ground=False)
+    rise = 0.6 * math.tan(math.radians(degrees))
+    for name, x, y in (("high", -0.3, 0.5 + rise), ("low", 0.3, 0.5)):
+        rail = world.add_body(name, "rail", [[x, y, -1.0], [x, y, 1.0]], mass=1.0)
+        world.add_links([[rail.nodes.start, rail.nodes.start + 1]], body=rail)
+        world.add_capsule(rail.nodes.start, rail.nodes.start + 1, 0.05, body=rail)
+        world.lock_nodes(rail.nodes)
+    return world, 0.5 + rise / 2
+
+
+@pytest.mark.parametrize("degrees, grips", [(10.0, True), (40.0, True), (60.0, False)])
+def test_a_stick_across_sloping_rails_grips_below_its_friction_angle(degrees, grips):
+    # Friction 1 (the default) holds up to 45 degrees. Friction that only slowed velocities
+    # let each tick's gravity step slide: 2.6 cm/s at 10 degrees, 52 cm/s and faster at 40.
+    world, middle = _rails(degrees)
+    theta = math.radians(degrees)
+    stick = world.add_stick("stick", (0.0, middle + 0.081 / math.cos(theta), 0.0),
+                            direction=(math.cos(theta), -math.sin(theta), 0.0), radius=0.03,
+                            mass=2.0)
+    world.set_collision(stick, can_sleep=False)  # awake, so the test sees every tick
+    world.run(seconds=1.0)
+    start = stick.positions.copy()
+    world.run(seconds=2.0)
+    slid = np.linalg.norm(stick.positions - start, axis=1).max()
+    if grips:
+        assert slid < 0.002  # m in 2 s
+    else:
+        assert slid > 0.5
+
+
+def test_a_ball_on_a_sloping_stick_is_not_held():
+    # A ball is one node and cannot roll: held by static friction it would stay where a real
+    # one rolls away, so it keeps the velocity-level friction and slides (5.6 cm/s here).
+    world = twig.World(ground=False)
+    beam = world.add_stick("beam", (0.0, 0.9, 0.0), length=2.0, direction=(1.0, -0.36, 0.0),
+                           radius=0.05, mass=50.0)
+    world.lock_nodes(beam.nodes)
+    ball = world.add_ball("ball", (-0.6, 1.3, 0.0), mass=1.0)
+    world.run(seconds=0.5)
+    start = ball.positions[0].copy()
+    world.run(seconds=1.0)
+    assert ball.positions[0, 0] - start[0] > 0.03  # m down the 20-degree beam
 
 
 def test_a_command_wakes_a_sleeping_body():

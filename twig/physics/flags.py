@@ -17,3 +17,9 @@ MOVING = 8
 
 ASLEEP = 16
 """Part of a sleeping body: not integrated, immovable in projections, until woken."""
+
+DRIVEN = 32
+"""Had a control acceleration or a set-point move this tick (set by the integration): its
+contacts with other volumes grip by velocity-level friction only, so that static friction does
+not hold back what a controller moves (see
+:func:`twig.physics.collision.response.contact_friction`)."""

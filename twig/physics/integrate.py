@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from twig.physics.flags import ASLEEP, GROUNDED, LOCKED, MOVING
+from twig.physics.flags import ASLEEP, DRIVEN, GROUNDED, LOCKED, MOVING
 from twig.physics.hot import kernel
 
 
 @kernel
 def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                    lock_pos, move_target, move_time, gravity, dt, w_out):
+                    lock_pos, move_target, move_time, hold, gravity, dt, w_out, inert):
     """Advance every node one tick in place and write its effective inverse mass.
 
     Parameters
@@ -41,6 +41,10 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
         Target of a set-point move, metres.
     move_time : (N,) float64
         Seconds left in the set-point move; decremented.
+    hold : (N, 3) float64
+        Displacement static friction set aside last tick to hold a resting contact (m; see
+        :func:`~twig.physics.collision.response.contact_friction`): added to a dynamic node's
+        step, then cleared for every node.
     gravity : (3,) float64
         m/s^2, added to every dynamic node.
     dt : float
@@ -48,6 +52,11 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
     w_out : (N,) float64
         Effective inverse mass for this tick's projections: 0 for static, locked, moving and
         sleeping nodes (they are kinematic or at rest), ``inv_mass`` otherwise.
+    inert : (N, 3) float64
+        Written: where each node would be after this tick without gravity and constraints (m:
+        ``p`` plus the damped ``p - p_prev`` of eq. 2 and the hold; a kinematic node's new
+        position; a node at rest where it is), so that friction can tell the slide that gravity
+        and the constraints made this tick.
     """
     n = pos.shape[0]
     dt2 = dt * dt
@@ -60,11 +69,15 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
             break
     vel = pos - prev if relative else np.empty((0, 3))
     for i in range(n):
-        f = flags[i]
+        f = flags[i] & ~DRIVEN
+        if f & MOVING or acc[i, 0] != 0.0 or acc[i, 1] != 0.0 or acc[i, 2] != 0.0:
+            f |= DRIVEN
+        flags[i] = f
         if f & LOCKED:
             for c in range(3):
                 prev[i, c] = lock_pos[i, c]
                 pos[i, c] = lock_pos[i, c]
+                inert[i, c] = lock_pos[i, c]
             w_out[i] = 0.0
         elif f & MOVING:
             left = move_time[i]
@@ -81,10 +94,13 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
                     prev[i, c] = pos[i, c]
             else:
                 move_time[i] = left - dt
+            for c in range(3):
+                inert[i, c] = pos[i, c]
             w_out[i] = 0.0
         elif inv_mass[i] == 0.0 or f & ASLEEP:
             for c in range(3):
                 prev[i, c] = pos[i, c]
+                inert[i, c] = pos[i, c]
             w_out[i] = 0.0
         else:
             d = damp_ground[i] if f & GROUNDED else damp_air[i]
@@ -95,7 +111,10 @@ def integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp
                 if r >= 0:
                     v -= k * (vel[i, c] - vel[r, c])
                 p = pos[i, c]
-                pos[i, c] = p + v + (acc[i, c] + gravity[c]) * dt2
+                free = p + v + hold[i, c]
+                pos[i, c] = free + (acc[i, c] + gravity[c]) * dt2
                 prev[i, c] = p
+                inert[i, c] = free
             w_out[i] = inv_mass[i]
     acc[:, :] = 0.0
+    hold[:, :] = 0.0

@@ -78,7 +78,7 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction,
 
 @kernel
 def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                 radius, ground_normal, lock_pos, move_target, move_time, rest_anchor,
+                 radius, ground_normal, lock_pos, move_target, move_time, rest_anchor, hold,
                  link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes,
                  hinge_plane, hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
                  plane_friction, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
@@ -120,9 +120,10 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
             return n_pairs, -1, 0
     n = pos.shape[0]
     w = np.empty(n)
+    inert = np.empty((n, 3))
     wake_driven(pos, prev, acc, flags, body_start, body_count)
     integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                    lock_pos, move_target, move_time, gravity, dt, w)
+                    lock_pos, move_target, move_time, hold, gravity, dt, w, inert)
     depth = np.zeros(n)
     contact_friction_mu = np.zeros(n)
     if has_spheres:
@@ -156,7 +157,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start)
+              body_start, inert, hold)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -174,7 +175,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start):
+              body_start, inert, hold):
     """Plane friction, one more sweep over the links of the nodes it slowed, then the
     contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
     n = pos.shape[0]
@@ -196,7 +197,8 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
         relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
-    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active)
+    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert, hold,
+                     node_row)
 
 
 def array_args(world: PhysicsWorld) -> tuple:
@@ -208,7 +210,7 @@ def array_args(world: PhysicsWorld) -> tuple:
     return (
         *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
                              "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
-                             "lock_pos", "move_target", "move_time", "rest_anchor")),
+                             "lock_pos", "move_target", "move_time", "rest_anchor", "hold")),
         *world._solver_links(), world.hinges["nodes"], world.hinges["plane"],
         world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
         world.planes["normal"], world.planes["offset"], world.planes["friction"],

@@ -112,7 +112,8 @@ def _call_stages(world, names: list[str]) -> None:
     scope = dict(zip(parameters, (*tick.array_args(world), *tick.setting_args(world)),
                      strict=True))
     n = len(world.nodes)
-    scope.update(n=n, w=np.zeros(n), depth=np.zeros(n), contact_friction_mu=np.zeros(n),
+    scope.update(n=n, w=np.zeros(n), inert=np.zeros((n, 3)), depth=np.zeros(n),
+                 contact_friction_mu=np.zeros(n),
                  n_pairs=np.int64(0), n_active=np.int64(0), n_rigid=np.int64(0), it=1)
     calls = _stage_calls(function)
     for name in names:

@@ -52,6 +52,7 @@ NODE_COLUMNS = {
     "move_target": Column(np.float64, (3,)),
     "move_time": Column(np.float64, ()),
     "rest_anchor": Column(np.float64, (3,)),
+    "hold": Column(np.float64, (3,)),
     "uid": Column(np.int64, ()),
 }
 LINK_COLUMNS = {
@@ -587,6 +588,7 @@ class PhysicsWorld(CollisionMixin):
         sel = self._node_sel(nodes)
         v = as_points(velocity, "velocity")
         self.node_prev[sel] = self.node_pos[sel] - v * self.dt
+        self.nodes["hold"][sel] = 0.0  # friction's hold of the last tick no longer applies
 
     def set_acceleration(self, nodes: int | slice | ArrayLike, acceleration: ArrayLike) -> None:
         """Set the nodes' control acceleration (m/s^2, on top of gravity) for the next tick."""
@@ -606,6 +608,7 @@ class PhysicsWorld(CollisionMixin):
         vel = self.node_pos[sel] - self.node_prev[sel]
         self.node_pos[sel] = p
         self.node_prev[sel] = self.node_pos[sel] - (vel if keep_velocity else 0.0)
+        self.nodes["hold"][sel] = 0.0
         self.nodes["lock_pos"][sel] = np.where(
             (self.node_flags[sel] & flags.LOCKED)[..., None] > 0, self.node_pos[sel],
             self.nodes["lock_pos"][sel])
@@ -693,9 +696,11 @@ class PhysicsWorld(CollisionMixin):
         self._restore_broad(snap.broad)
 
     def state_hash(self) -> str:
-        """Hex digest of the dynamic state (positions, previous positions, flags, tick)."""
+        """Hex digest of the dynamic state (positions, previous positions, friction's hold,
+        flags, tick)."""
         h = hashlib.blake2b(digest_size=16)
-        for arr in (self.node_pos, self.node_prev, self.node_flags, self.link_nodes):
+        for arr in (self.node_pos, self.node_prev, self.nodes["hold"], self.node_flags,
+                    self.link_nodes):
             h.update(np.ascontiguousarray(arr).tobytes())
         h.update(self.tick.to_bytes(8, "little"))
         return h.hexdigest()

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
-from twig.physics.flags import GROUNDED
+from twig.physics.flags import DRIVEN, GROUNDED
 from twig.physics.hot import hot_inline, hot_kernel, inline_kernel, kernel
 
 GAP = 0
@@ -321,7 +321,8 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
 
 
 @kernel
-def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active):
+def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert,
+                     hold, node_row):
     """After the relaxation, once per tick: no bounce, then friction.
 
     A projection that pushes volumes apart by ``d`` also gives them the separating velocity
@@ -336,15 +337,30 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     positions only (velocity-level friction, Mueller et al. 2020, section 3.6). Limbs thus
     grip without being moved against their links after the relaxation; moved, and held
     inside it, limbs pressed together in a pile were pulled back by the links every tick, and
-    the pile never came to rest. Only the ``n_active`` contact rows of this tick's active
-    pairs can have been pushed. Runs of rows without a box go to
-    :func:`_capsule_friction`, compiled without reference counting.
+    the pile never came to rest.
+
+    Velocities alone cannot hold a resting contact: each tick's gravity step slides it
+    within the tick, and a stick across two rails crept 2.6 cm/s down a 10-degree slope
+    whatever ``mu``. So where two bodies' capsules barely slid (``|t| <= mu * push``), the
+    slide that gravity and the constraints gave the contact points this tick (``pos`` less
+    ``inert``, where velocity alone would have put them) is also set aside in ``hold``
+    ((N, 3), m) with what is left of the budget, and the next tick's integration starts the
+    nodes back by it (:func:`~twig.physics.integrate.integrate_nodes`): the contact stays
+    where it is, with no velocity, as long as ``mu`` times the push covers the slide
+    (Coulomb's static friction; the stick grips up to about the friction angle). Not within
+    one body (a limb held against its own body fought the joints and a lone doll wound
+    itself up), not for spheres (a one-node ball cannot roll, and held it would stay where a
+    real one rolls away), and not where a node is DRIVEN (a controller's push is not weighed
+    against the grip: a child's hands sliding round its parent's back stuck on the parent's
+    torso). Only the ``n_active`` contact rows of this tick's active pairs can have been
+    pushed. Runs of rows without a box go to :func:`_capsule_friction`, compiled without
+    reference counting; ``node_row`` ((N,), a node's body row) tells a body's own pairs.
     """
     q = np.int64(0)  # typed: a literal 0 would compile the callees twice
     pushed = np.empty(n_active, dtype=np.int64)
     while q < n_active:
         q = _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, n_active,
-                              pushed)
+                              pushed, inert, hold, node_row)
         if q == n_active:
             break
         push = pair_f[q, PUSH]
@@ -382,13 +398,26 @@ def _slide(pos, prev, i0, i1, c0, c1):
             0.0 + c0 * (pos[i0, 2] - prev[i0, 2]) + c1 * (pos[i1, 2] - prev[i1, 2]))
 
 
+@hot_inline
+def _unheld(pos, inert, hold, i0, i1, c0, c1):
+    """The slide (m) that gravity and the constraints gave the point ``c0 x_i0 + c1 x_i1`` this
+    tick (``pos - inert``, see :func:`~twig.physics.integrate.integrate_nodes`), less what the
+    contact rows before this one already hold back from the next tick (``hold``)."""
+    return (c0 * (pos[i0, 0] - inert[i0, 0] + hold[i0, 0])
+            + c1 * (pos[i1, 0] - inert[i1, 0] + hold[i1, 0]),
+            c0 * (pos[i0, 1] - inert[i0, 1] + hold[i0, 1])
+            + c1 * (pos[i1, 1] - inert[i1, 1] + hold[i1, 1]),
+            c0 * (pos[i0, 2] - inert[i0, 2] + hold[i0, 2])
+            + c1 * (pos[i1, 2] - inert[i1, 2] + hold[i1, 2]))
+
+
 @hot_kernel
 def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start, n_active,
-                      pushed):
+                      pushed, inert, hold, node_row):
     """:func:`contact_friction` of rows ``start`` on up to the first with a box, which it
     returns (``n_active`` if none): capsules and spheres, pushed through their previous
-    positions only. ``pushed`` ((n_active,) int64) is scratch for the rows that pushed, listed
-    first without a branch (about half the rows of a pile did)."""
+    positions and the hold only. ``pushed`` ((n_active,) int64) is scratch for the rows that
+    pushed, listed first without a branch (about half the rows of a pile did)."""
     end = start
     count = 0
     while end < n_active and pair_f[end, RIGID_A] == 0.0 and pair_f[end, RIGID_B] == 0.0:
@@ -405,6 +434,17 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
         ny = pair_f[q, NORMAL + 1]
         nz = pair_f[q, NORMAL + 2]
         vn, tx, ty, tz, tl = split_normal(ax - bx, ay - by, az - bz, nx, ny, nz)
+        budget = pair_f[q, MU] * push
+        # Static (Coulomb's "stick"): the points barely slid this tick, no side is a sphere (a
+        # one-node ball would be held where a real one rolls) or driven (a controller's push is
+        # not weighed against the grip). Then the slide that gravity and the constraints made
+        # this tick is held back from the next one, as far as the budget allows.
+        sl = 0.0
+        if (tl <= budget and a0 != a1 and b0 != b1 and node_row[a0] != node_row[b0]
+                and not (flags[a0] | flags[a1] | flags[b0] | flags[b1]) & DRIVEN):
+            fx, fy, fz = _unheld(pos, inert, hold, a0, a1, ca0, ca1)
+            gx, gy, gz = _unheld(pos, inert, hold, b0, b1, cb0, cb1)
+            _, sx, sy, sz, sl = split_normal(fx - gx, fy - gy, fz - gz, nx, ny, nz)
         if pair_f[q, MOVE_A] == 0.0:
             ca0 = 0.0
             ca1 = 0.0
@@ -418,5 +458,8 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
         if tl > 1e-15:
             # Slow the first side by cut along t and the second by -cut: a "contact" along -t.
             push_capsules(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
-                          -tx / tl, -ty / tl, -tz / tl, min(tl, pair_f[q, MU] * push), -1.0)
+                          -tx / tl, -ty / tl, -tz / tl, min(tl, budget), -1.0)
+        if sl > 1e-15:
+            push_capsules(hold, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
+                          -sx / sl, -sy / sl, -sz / sl, min(sl, budget - tl), 1.0)
     return end
