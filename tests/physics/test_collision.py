@@ -176,9 +176,10 @@ def test_a_pile_of_rag_dolls_comes_to_rest_and_sleeps():
     world = pile_world(100)  # a jam: dolls pressed under dolls, limbs against limbs
     world.run(seconds=8.0)
     asleep = [world.is_asleep(b) for b in world.bodies]
-    # 48 %; 41 % while every node had to stay under sleep_speed each tick (and contacts
-    # repeated from 1 mm), 1 % when friction pulled limbs against links.
-    assert np.mean(asleep) >= 0.4
+    # 69 %; 48 % while two bodies' limbs had no static friction and slid down the heap, 41 %
+    # while every node had to stay under sleep_speed each tick (and contacts repeated from
+    # 1 mm), 1 % when friction pulled limbs against links.
+    assert np.mean(asleep) >= 0.55
     world.step(30)
     speed = np.linalg.norm(world.node_pos - world.node_prev, axis=1) / world.dt
     assert np.percentile(speed, 90) < 0.05  # m/s (0.03; was 0.14, feet kicked at 2-4 m/s)
@@ -197,11 +198,14 @@ def _rails(degrees: float) -> tuple[twig.World, float]:
     return world, 0.5 + rise / 2
 
 
-@pytest.mark.parametrize("degrees, grips", [(10.0, True), (40.0, True), (60.0, False)])
-def test_a_stick_across_sloping_rails_grips_below_its_friction_angle(degrees, grips):
-    # Friction 1 (the default) holds up to 45 degrees. Friction that only slowed velocities
-    # let each tick's gravity step slide: 2.6 cm/s at 10 degrees, 52 cm/s and faster at 40.
+@pytest.mark.parametrize("degrees, static, grips", [(10.0, True, True), (40.0, True, True),
+                                                    (60.0, True, False), (10.0, False, False)])
+def test_a_stick_across_sloping_rails_grips_below_its_friction_angle(degrees, static, grips):
+    # Friction 1 (the default) holds up to 45 degrees. Friction that only slows velocities
+    # (static_friction off) lets each tick's gravity step slide: 2.6 cm/s at 10 degrees, 52
+    # cm/s and faster at 40.
     world, middle = _rails(degrees)
+    world.static_friction = static
     theta = math.radians(degrees)
     stick = world.add_stick("stick", (0.0, middle + 0.081 / math.cos(theta), 0.0),
                             direction=(math.cos(theta), -math.sin(theta), 0.0), radius=0.03,
@@ -214,7 +218,7 @@ def test_a_stick_across_sloping_rails_grips_below_its_friction_angle(degrees, gr
     if grips:
         assert slid < 0.002  # m in 2 s
     else:
-        assert slid > 0.5
+        assert slid > 0.02
 
 
 def test_a_ball_on_a_sloping_stick_is_not_held():

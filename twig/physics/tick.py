@@ -89,7 +89,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  pain_threshold, pain_half_life, pair_vol, pair_key, pair_seen, block_key,
                  block_start, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
                  broad_stats, margin, lookahead, force, use_grid, sleep_drift, sleep_step,
-                 sleep_ticks, depenetration, gravity, dt, iterations):
+                 sleep_ticks, depenetration, static_slide, gravity, dt, iterations):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
     projection (constraints, then contacts), friction, sleep, contacts and pain.
 
@@ -101,7 +101,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     :func:`~twig.physics.collision.broad.find_pairs`). ``sleep_ticks`` <= 0 disables sleeping;
     ``sleep_drift`` and ``sleep_step`` (m) go to
     :func:`~twig.physics.collision.sleep.update_sleep`; ``depenetration`` (m) caps how far
-    contacts separate a pair beyond its approach.
+    contacts separate a pair beyond its approach; ``static_slide`` (m) is the largest slide
+    of two bodies' capsules that static friction holds (0: none; see
+    :func:`~twig.physics.collision.response.contact_friction`).
 
     Returns (candidate pairs, contacts, pain hits) as counted by
     :func:`~twig.physics.collision.contacts.record_contacts`. When the pair buffers are too
@@ -157,7 +159,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold)
+              body_start, inert, hold, static_slide)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -175,7 +177,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold):
+              body_start, inert, hold, static_slide):
     """Plane friction, one more sweep over the links of the nodes it slowed, then the
     contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
     n = pos.shape[0]
@@ -198,7 +200,7 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert, hold,
-                     node_row)
+                     node_row, static_slide)
 
 
 def array_args(world: PhysicsWorld) -> tuple:
@@ -235,4 +237,6 @@ def setting_args(world: PhysicsWorld) -> tuple:
     return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
             world.sleep_speed * world.sleep_seconds, world.sleep_jitter * dt,
             round(world.sleep_seconds / dt) if world.sleeping else 0,
-            world.max_depenetration_speed * dt, world.gravity, dt, world.iterations)
+            world.max_depenetration_speed * dt,
+            float(np.linalg.norm(world.gravity)) * dt * dt if world.static_friction else 0.0,
+            world.gravity, dt, world.iterations)

@@ -68,8 +68,12 @@ class CollisionMixin:
     every pair of bodies) and
     ``max_depenetration_speed`` (m/s, default 1.2: overlapping volumes are pushed apart at most
     this much faster than they came together, so deep overlaps part gently instead of
-    exploding; ``math.inf`` resolves any overlap in one tick) and ``contact_event_energy``
-    (J, default 1.0: impacts at least this hard become ``contact`` events on ``world.events``).
+    exploding; ``math.inf`` resolves any overlap in one tick), ``static_friction`` (True: two
+    bodies' capsules at rest against each other grip, see
+    :func:`~twig.physics.collision.response.contact_friction`; False leaves them velocity-level
+    friction only, which lets each tick's gravity step slide, so a stick creeps down a gentle
+    slope) and ``contact_event_energy`` (J, default 1.0: impacts at least this hard
+    become ``contact`` events on ``world.events``).
     """
 
     def _init_collision(self) -> None:
@@ -84,6 +88,7 @@ class CollisionMixin:
         self.broad_lookahead = 3.0
         self.broad_grid = True
         self.max_depenetration_speed = 1.2
+        self.static_friction = True
         self.contact_event_energy = 1.0
         self._contacts: Contacts | None = _no_contacts(self.tick)
         self._contacts_at = (self.tick, 0)
