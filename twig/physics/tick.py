@@ -212,7 +212,8 @@ def array_args(world: PhysicsWorld) -> tuple:
     return (
         *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
                              "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
-                             "lock_pos", "move_target", "move_time", "rest_anchor", "hold")),
+                             "lock_pos", "move_target", "move_time", "rest_anchor",
+                             "friction_hold")),
         *world._solver_links(), world.hinges["nodes"], world.hinges["plane"],
         world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
         world.planes["normal"], world.planes["offset"], world.planes["friction"],

@@ -52,7 +52,7 @@ NODE_COLUMNS = {
     "move_target": Column(np.float64, (3,)),
     "move_time": Column(np.float64, ()),
     "rest_anchor": Column(np.float64, (3,)),
-    "hold": Column(np.float64, (3,)),
+    "friction_hold": Column(np.float64, (3,)),
     "uid": Column(np.int64, ()),
 }
 LINK_COLUMNS = {
@@ -588,7 +588,7 @@ class PhysicsWorld(CollisionMixin):
         sel = self._node_sel(nodes)
         v = as_points(velocity, "velocity")
         self.node_prev[sel] = self.node_pos[sel] - v * self.dt
-        self.nodes["hold"][sel] = 0.0  # friction's hold of the last tick no longer applies
+        self.nodes["friction_hold"][sel] = 0.0  # friction's hold of the last tick no longer applies
 
     def set_acceleration(self, nodes: int | slice | ArrayLike, acceleration: ArrayLike) -> None:
         """Set the nodes' control acceleration (m/s^2, on top of gravity) for the next tick."""
@@ -608,7 +608,7 @@ class PhysicsWorld(CollisionMixin):
         vel = self.node_pos[sel] - self.node_prev[sel]
         self.node_pos[sel] = p
         self.node_prev[sel] = self.node_pos[sel] - (vel if keep_velocity else 0.0)
-        self.nodes["hold"][sel] = 0.0
+        self.nodes["friction_hold"][sel] = 0.0
         self.nodes["lock_pos"][sel] = np.where(
             (self.node_flags[sel] & flags.LOCKED)[..., None] > 0, self.node_pos[sel],
             self.nodes["lock_pos"][sel])
@@ -699,7 +699,7 @@ class PhysicsWorld(CollisionMixin):
         """Hex digest of the dynamic state (positions, previous positions, friction's hold,
         flags, tick)."""
         h = hashlib.blake2b(digest_size=16)
-        for arr in (self.node_pos, self.node_prev, self.nodes["hold"], self.node_flags,
+        for arr in (self.node_pos, self.node_prev, self.nodes["friction_hold"], self.node_flags,
                     self.link_nodes):
             h.update(np.ascontiguousarray(arr).tobytes())
         h.update(self.tick.to_bytes(8, "little"))
