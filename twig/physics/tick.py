@@ -23,6 +23,7 @@ from twig.physics.collision.narrow import (
     sweep_spheres,
 )
 from twig.physics.collision.response import DEPTH, contact_friction
+from twig.physics.collision.rolling import roll_spheres
 from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
 from twig.physics.flags import ASLEEP, GROUNDED
@@ -82,10 +83,11 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes,
                  hinge_plane, hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
                  plane_friction, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
-                 vol_friction, vol_passive, vol_id, vol_body, has_spheres, boxes, box_c, box_u,
-                 box_h, corner_push, corner_plane, body_vols, body_vol_start, self_pairs,
-                 self_start, linked_keys, linked_bodies, build_lo, build_hi, body_lo, body_hi,
-                 node_row, body_start, body_count, body_can_sleep, body_still, pain,
+                 vol_friction, vol_passive, vol_id, vol_body, vol_inertia, vol_rolling, vol_spin,
+                 has_spheres, rollers, boxes, box_c, box_u, box_h, corner_push, corner_plane,
+                 body_vols, body_vol_start, self_pairs, self_start, linked_keys, linked_bodies,
+                 build_lo, build_hi, body_lo, body_hi, node_row, body_start, body_count,
+                 body_can_sleep, body_still, pain,
                  pain_threshold, pain_half_life, pair_vol, pair_key, pair_seen, block_key,
                  block_start, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
                  broad_stats, margin, lookahead, force, use_grid, sleep_drift, sleep_step,
@@ -97,7 +99,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
     columns permuted into solver order with the ``n_exact`` exactly solved links first, the
     topology-derived collision arrays and the pair buffers (``has_spheres`` enables the swept
-    test; ``margin``, ``lookahead``, ``force`` and ``use_grid`` go to
+    test; ``rollers`` lists the free spheres that roll on planes, see
+    :mod:`~twig.physics.collision.rolling`; ``margin``, ``lookahead``, ``force`` and
+    ``use_grid`` go to
     :func:`~twig.physics.collision.broad.find_pairs`). ``sleep_ticks`` <= 0 disables sleeping;
     ``sleep_drift`` and ``sleep_step`` (m) go to
     :func:`~twig.physics.collision.sleep.update_sleep`; ``depenetration`` (m) caps how far
@@ -159,7 +163,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold, static_slide)
+              body_start, inert, hold, static_slide, rollers, vol_nodes, vol_radius, vol_inertia,
+              vol_rolling, vol_spin, dt)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -177,11 +182,14 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold, static_slide):
-    """Plane friction, one more sweep over the links of the nodes it slowed, then the
-    contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
+              body_start, inert, hold, static_slide, rollers, vol_nodes, vol_radius, vol_inertia,
+              vol_rolling, vol_spin, dt):
+    """Rolling spheres, plane friction, one more sweep over the links of the nodes it slowed,
+    then the contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
     n = pos.shape[0]
     slowed = np.zeros(n, dtype=np.uint8)
+    roll_spheres(pos, prev, w, flags, depth, ground_normal, contact_friction_mu, rollers,
+                 vol_nodes, vol_radius, vol_inertia, vol_rolling, vol_spin, dt)
     if apply_friction(pos, prev, w, flags, depth, ground_normal, contact_friction_mu,
                       slowed) > 0:
         # Not for bodies touching another: the contacts had their say after the links, and
@@ -218,12 +226,12 @@ def array_args(world: PhysicsWorld) -> tuple:
         world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
         world.planes["normal"], world.planes["offset"], world.planes["friction"],
         *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask", "friction",
-                            "passive", "id", "body")),
-        *(col[k] for k in ("has_spheres", "boxes", "box_c", "box_u", "box_h", "corner_push",
-                           "corner_plane", "body_vols", "body_vol_start", "self_pairs",
-                           "self_start", "linked_keys", "linked_bodies", "build_lo", "build_hi",
-                           "body_lo", "body_hi",
-                           "node_row", "body_start", "body_count", "can_sleep")),
+                            "passive", "id", "body", "inertia", "rolling_resistance", "spin")),
+        *(col[k] for k in ("has_spheres", "rollers", "boxes", "box_c", "box_u", "box_h",
+                           "corner_push", "corner_plane", "body_vols", "body_vol_start",
+                           "self_pairs", "self_start", "linked_keys", "linked_bodies",
+                           "build_lo", "build_hi", "body_lo", "body_hi", "node_row",
+                           "body_start", "body_count", "can_sleep")),
         *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
         world._pair_vol, world._pair_key, world._pair_seen, world._block_key,
         world._block_start, world._pair_i, world._pair_f,

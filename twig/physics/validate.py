@@ -47,6 +47,17 @@ def as_positive(value: float, what: str) -> float:
     return x
 
 
+def as_nonnegative(value: float, what: str) -> float:
+    """A finite number >= 0."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise PhysicsError(f"{what}: expected a number >= 0, got {value!r}") from None
+    if not (math.isfinite(x) and x >= 0):
+        raise PhysicsError(f"{what}: expected a finite number >= 0, got {value!r}")
+    return x
+
+
 def as_scalar_or_array(value: ArrayLike, n: int, what: str) -> np.ndarray:
     """Float64 array of shape (n,) from a scalar or an (n,) sequence (inf allowed, NaN kept)."""
     try:

@@ -697,10 +697,10 @@ class PhysicsWorld(CollisionMixin):
 
     def state_hash(self) -> str:
         """Hex digest of the dynamic state (positions, previous positions, friction's hold,
-        flags, tick)."""
+        flags, the rolling spheres' spin, tick)."""
         h = hashlib.blake2b(digest_size=16)
         for arr in (self.node_pos, self.node_prev, self.nodes["friction_hold"], self.node_flags,
-                    self.link_nodes):
+                    self.link_nodes, self.volumes["spin"]):
             h.update(np.ascontiguousarray(arr).tobytes())
         h.update(self.tick.to_bytes(8, "little"))
         return h.hexdigest()

@@ -23,7 +23,7 @@ from twig.physics.collision.narrow import BOX, CANDIDATE_SLOTS, CAPSULE
 from twig.physics.collision.response import ENERGY, PAIR_SLOTS, POINT
 from twig.physics.columns import Column, Columns
 from twig.physics.flags import ASLEEP
-from twig.physics.validate import as_points, as_positive
+from twig.physics.validate import as_nonnegative, as_points, as_positive
 
 if TYPE_CHECKING:
     from twig.physics.handles import Body
@@ -42,7 +42,13 @@ VOLUME_COLUMNS = {
     "friction": Column(np.float64, (), 1.0),
     "passive": Column(np.bool_, (), False),
     "id": Column(np.int64, ()),
+    "inertia": Column(np.float64, (), 0.0),
+    "rolling_resistance": Column(np.float64, (), 0.0),
+    "spin": Column(np.float64, (3,), 0.0),
 }
+"""Volume table columns. ``inertia`` is ``k`` in a rolling sphere's moment of inertia ``k m r^2``
+(0: the volume does not roll), ``rolling_resistance`` its rolling resistance coefficient and
+``spin`` its angular velocity (rad/s); see :mod:`~twig.physics.collision.rolling`."""
 BODY_COLUMNS = {
     "id": Column(np.int64, ()),
     "pain": Column(np.float64, ()),
@@ -169,12 +175,42 @@ class CollisionMixin:
 
     def add_sphere(self, node: int, radius: float, *, body: Body | None = None,
                    group: int = 1, mask: int = ALL_GROUPS, friction: float = 1.0,
-                   passive: bool = False) -> int:
+                   passive: bool = False, inertia: float = 0.0,
+                   rolling_resistance: float = 0.0) -> int:
         """A sphere of ``radius`` metres centred on ``node`` (the ball); see
-        :meth:`add_capsule` for the options. Fast spheres are swept so they do not tunnel."""
+        :meth:`add_capsule` for the options. Fast spheres are swept so they do not tunnel.
+
+        With ``inertia`` > 0 the sphere rolls on static planes: its moment of inertia is
+        ``inertia * m * r^2`` (2/3 a hollow ball, 2/5 a solid one) and it meets
+        ``rolling_resistance`` (a deceleration of that many g on level ground); only a sphere
+        whose body is its one node can roll (see :mod:`~twig.physics.collision.rolling`).
+        """
         radius = as_positive(radius, "sphere radius")
-        return self._append_volume(CAPSULE, [node] * 4, radius, np.zeros((4, 4)), body, group,
-                                   mask, friction, passive)
+        inertia = as_nonnegative(inertia, "sphere inertia")
+        rolling_resistance = as_nonnegative(rolling_resistance, "sphere rolling_resistance")
+        if inertia > 0 and int((self.node_body == self.node_body[node]).sum()) != 1:
+            raise PhysicsError("a rolling sphere (inertia > 0) needs a body of one node, its "
+                               f"centre; node {node} belongs to a body of several")
+        vol_id = self._append_volume(CAPSULE, [node] * 4, radius, np.zeros((4, 4)), body, group,
+                                     mask, friction, passive)
+        self.volumes["inertia"][-1] = inertia
+        self.volumes["rolling_resistance"][-1] = rolling_resistance
+        return vol_id
+
+    def spin(self, body: Body) -> np.ndarray:
+        """Angular velocity (rad/s) of ``body``'s rolling sphere (a ball), a copy."""
+        return self.volumes["spin"][self._rolling_volume(body)].copy()
+
+    def set_spin(self, body: Body, omega: ArrayLike) -> None:
+        """Set the angular velocity (rad/s) of ``body``'s rolling sphere: a ball thrown with
+        backspin (``omega`` along the throw's left, ``v x up``) stops short when it lands."""
+        self.volumes["spin"][self._rolling_volume(body)] = as_points(omega, "spin").reshape(3)
+
+    def _rolling_volume(self, body: Body) -> int:
+        rows = np.flatnonzero((self.volumes["body"] == body.id) & (self.volumes["inertia"] > 0))
+        if len(rows) == 0:
+            raise PhysicsError(f"{body.name!r} has no rolling sphere (a ball has one)")
+        return int(rows[0])
 
     def add_box(self, nodes: ArrayLike, center: ArrayLike, half_extents: ArrayLike,
                 axes: ArrayLike | None = None, *, body: Body | None = None, group: int = 1,
@@ -410,6 +446,7 @@ class CollisionMixin:
             "can_sleep": can_sleep, "boxes": boxes,
             "has_spheres": bool(((vols["kind"] == CAPSULE)
                                  & (vols["nodes"][:, 0] == vols["nodes"][:, 1])).any()),
+            "rollers": np.flatnonzero(vols["inertia"] > 0).astype(np.int64),
             "build_lo": np.zeros((n_vol, 3)), "build_hi": np.zeros((n_vol, 3)),
             "body_lo": np.zeros((n_bodies, 3)), "body_hi": np.zeros((n_bodies, 3)),
             "box_c": np.zeros((n_vol, 3)), "box_u": np.zeros((n_vol, 3, 3)),

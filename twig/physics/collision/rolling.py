@@ -1,0 +1,108 @@
+"""Rolling: a free sphere (the ball) on a static plane spins as well as slides.
+
+A ball is one node, and a node only translates: with the planes' sliding friction alone
+(:func:`~twig.physics.tick.apply_friction`, Jakobsen section 6) a ball rolled along the ground
+at 4 m/s stopped within 0.33 m, as a block would. Here each rolling sphere also carries an
+angular velocity ``omega`` (rad/s, the volumes' ``spin`` column), and its plane contact is
+the contact point's, which moves by ``u = d_t - r dt (omega x n)`` in a tick (``d_t`` the
+centre's tangential displacement, ``n`` the plane's normal, ``r`` the radius).
+
+Friction at that point is an impulse ``J`` against ``u``. It changes the centre's displacement
+by ``J dt / m`` and, through the torque ``r n x J``, the point's spin displacement by
+``J dt / (k m)``, for a moment of inertia ``I = k m r^2`` (``k`` = 2/3 for a hollow ball, 2/5
+for a solid one). So the slip ``u`` is cancelled by a change ``-u k / (1 + k)`` of the centre's
+displacement and ``-u / (1 + k)`` of the spin's: a sphere launched without spin ends up
+rolling at ``1 / (1 + k)`` of its speed (3/5 for a hollow ball), and down a slope it rolls
+with the acceleration ``g sin(theta) / (1 + k)``. Coulomb bounds the centre's change by ``mu``
+times the plane's push this tick, as for any node (the push is the normal velocity change
+times dt); beyond it the sphere slides, and its spin still gains ``1 / k`` times what the
+centre lost. A rolling sphere also meets rolling resistance: its displacement along the
+plane shrinks by ``c_rr`` times the push (a deceleration ``c_rr g`` on level ground), the spin
+following so that it keeps rolling.
+
+Only static planes (the ground, walls) are rolled on; against bodies and boxes a ball's spin
+is neither used nor changed (its friction there is a node's).
+"""
+
+from __future__ import annotations
+
+import math
+
+from twig.physics.flags import ASLEEP
+from twig.physics.hot import kernel
+
+
+@kernel
+def roll_spheres(pos, prev, w, flags, depth, contact_normal, contact_friction, rollers,
+                 vol_nodes, vol_radius, vol_inertia, vol_rolling, vol_spin, dt):
+    """Rolling friction for the ``rollers`` (volume indices of free spheres) that touched a
+    plane this tick, once per tick after the relaxation and before the nodes' plane friction.
+
+    ``depth`` (m) is each node's plane push this tick, ``contact_normal`` and
+    ``contact_friction`` the last plane's normal and ``mu``; ``vol_inertia`` is ``k`` in
+    ``I = k m r^2`` and ``vol_rolling`` the rolling resistance coefficient. Moves the centre
+    (positions, as plane friction does), updates ``vol_spin`` (rad/s) and zeroes the node's
+    ``contact_friction`` so that the sliding friction that follows leaves it alone. A sphere
+    in the air keeps its spin.
+    """
+    for x in range(rollers.shape[0]):
+        v = rollers[x]
+        i = vol_nodes[v, 0]
+        dp = depth[i]
+        if flags[i] & ASLEEP or w[i] == 0.0 or dp <= 0.0:
+            continue
+        r = vol_radius[v]
+        k = vol_inertia[v]
+        nx = contact_normal[i, 0]
+        ny = contact_normal[i, 1]
+        nz = contact_normal[i, 2]
+        dx = pos[i, 0] - prev[i, 0]
+        dy = pos[i, 1] - prev[i, 1]
+        dz = pos[i, 2] - prev[i, 2]
+        dn = dx * nx + dy * ny + dz * nz
+        tx = dx - dn * nx
+        ty = dy - dn * ny
+        tz = dz - dn * nz
+        # The spin's displacement of the contact point, s = -r dt (omega x n).
+        ox = vol_spin[v, 0]
+        oy = vol_spin[v, 1]
+        oz = vol_spin[v, 2]
+        on = ox * nx + oy * ny + oz * nz  # spin about the normal: no slip, kept
+        sx = -r * dt * (oy * nz - oz * ny)
+        sy = -r * dt * (oz * nx - ox * nz)
+        sz = -r * dt * (ox * ny - oy * nx)
+        ux = tx + sx
+        uy = ty + sy
+        uz = tz + sz
+        ul = math.sqrt(ux * ux + uy * uy + uz * uz)
+        budget = contact_friction[i] * dp
+        share = k / (1.0 + k)
+        rolling = ul * share <= budget
+        # The centre's change along -u: all of its share of the slip, or the Coulomb bound.
+        cut = share if rolling else budget / ul
+        tx -= cut * ux
+        ty -= cut * uy
+        tz -= cut * uz
+        if rolling:
+            tl = math.sqrt(tx * tx + ty * ty + tz * tz)
+            if tl > 0.0:
+                keep = 1.0 - min(tl, vol_rolling[v] * dp) / tl
+                tx *= keep
+                ty *= keep
+                tz *= keep
+            sx = -tx
+            sy = -ty
+            sz = -tz
+        else:
+            sx -= cut * ux / k
+            sy -= cut * uy / k
+            sz -= cut * uz / k
+        pos[i, 0] = prev[i, 0] + dn * nx + tx
+        pos[i, 1] = prev[i, 1] + dn * ny + ty
+        pos[i, 2] = prev[i, 2] + dn * nz + tz
+        # omega = (s x n) / (r dt) + its part along n.
+        f = 1.0 / (r * dt)
+        vol_spin[v, 0] = (sy * nz - sz * ny) * f + on * nx
+        vol_spin[v, 1] = (sz * nx - sx * nz) * f + on * ny
+        vol_spin[v, 2] = (sx * ny - sy * nx) * f + on * nz
+        contact_friction[i] = 0.0
