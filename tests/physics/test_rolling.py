@@ -134,8 +134,24 @@ def test_plane_friction_never_adds_energy_and_keeps_coulombs_bound(vx, vz, wx, w
     # The centre's change along the ground is at most mu times the push (g dt a tick).
     dv = _velocity(world, i) - v_before
     assert math.hypot(dv[0], dv[2]) <= mu * 9.81 * world.dt * (1 + 1e-6) + 1e-9
-    # Spin about the normal has no slip to meet: kept.
+    # Spin about the normal has no slip to meet and, without rolling resistance, is kept.
     assert world.spin(ball)[1] == pytest.approx(wy)
+
+
+def test_a_ball_spinning_in_place_stops_and_sleeps():
+    world = World()
+    ball, i = _ball(world)
+    world.set_spin(ball, (0.0, 10.0, 0.0))  # about the vertical, no slip
+    world.run(seconds=0.5)
+    # Pivot friction: c_rr g / r = 5.35 rad/s^2.
+    assert world.spin(ball)[1] == pytest.approx(10.0 - 0.06 * 9.81 / R * world.time, rel=1e-3)
+    world.run(seconds=1.0)
+    # It sleeps, not having moved for a second; its spin stops with it.
+    assert world.is_asleep(ball) and np.all(world.spin(ball) == 0.0)
+    assert np.allclose(world.node_pos[i], (0.0, R, 0.0))
+    world.set_spin(ball, (0.0, 0.0, -20.0))  # wakes it: it rolls off along +x
+    world.run(seconds=0.5)
+    assert not world.is_asleep(ball) and world.node_pos[i, 0] > 0.3
 
 
 def test_spin_is_state():

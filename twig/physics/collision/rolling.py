@@ -18,7 +18,8 @@ times the plane's push this tick, as for any node (the push is the normal veloci
 times dt); beyond it the sphere slides, and its spin still gains ``1 / k`` times what the
 centre lost. A rolling sphere also meets rolling resistance: its displacement along the
 plane shrinks by ``c_rr`` times the push (a deceleration ``c_rr g`` on level ground), the spin
-following so that it keeps rolling.
+following so that it keeps rolling; its spin about the normal, which makes no slip, slows by
+as much at its rim (pivot friction, ``c_rr g / r`` in rad/s^2).
 
 Only static planes (the ground, walls) are rolled on; against bodies and boxes a ball's spin
 is neither used nor changed (its friction there is a node's).
@@ -43,13 +44,20 @@ def roll_spheres(pos, prev, w, flags, depth, contact_normal, contact_friction, r
     ``I = k m r^2`` and ``vol_rolling`` the rolling resistance coefficient. Moves the centre
     (positions, as plane friction does), updates ``vol_spin`` (rad/s) and zeroes the node's
     ``contact_friction`` so that the sliding friction that follows leaves it alone. A sphere
-    in the air keeps its spin.
+    in the air keeps its spin; a sleeping one has none.
     """
     for x in range(rollers.shape[0]):
         v = rollers[x]
         i = vol_nodes[v, 0]
         dp = depth[i]
-        if flags[i] & ASLEEP or w[i] == 0.0 or dp <= 0.0:
+        if flags[i] & ASLEEP:
+            # At rest (see collision.sleep): a spin about the normal left when it fell asleep
+            # stops with it, so that waking does not set it going.
+            vol_spin[v, 0] = 0.0
+            vol_spin[v, 1] = 0.0
+            vol_spin[v, 2] = 0.0
+            continue
+        if w[i] == 0.0 or dp <= 0.0:
             continue
         r = vol_radius[v]
         k = vol_inertia[v]
@@ -67,7 +75,7 @@ def roll_spheres(pos, prev, w, flags, depth, contact_normal, contact_friction, r
         ox = vol_spin[v, 0]
         oy = vol_spin[v, 1]
         oz = vol_spin[v, 2]
-        on = ox * nx + oy * ny + oz * nz  # spin about the normal: no slip, kept
+        on = ox * nx + oy * ny + oz * nz  # spin about the normal: no slip
         sx = -r * dt * (oy * nz - oz * ny)
         sy = -r * dt * (oz * nx - ox * nz)
         sz = -r * dt * (ox * ny - oy * nx)
@@ -97,6 +105,8 @@ def roll_spheres(pos, prev, w, flags, depth, contact_normal, contact_friction, r
             sx -= cut * ux / k
             sy -= cut * uy / k
             sz -= cut * uz / k
+        # Pivot friction: the spin about the normal meets the rolling resistance too.
+        on = math.copysign(max(0.0, abs(on) - vol_rolling[v] * dp / (r * dt)), on)
         pos[i, 0] = prev[i, 0] + dn * nx + tx
         pos[i, 1] = prev[i, 1] + dn * ny + ty
         pos[i, 2] = prev[i, 2] + dn * nz + tz

@@ -203,8 +203,10 @@ class CollisionMixin:
 
     def set_spin(self, body: Body, omega: ArrayLike) -> None:
         """Set the angular velocity (rad/s) of ``body``'s rolling sphere: a ball thrown with
-        backspin (``omega`` along the throw's left, ``v x up``) stops short when it lands."""
+        backspin (``omega`` along the throw's left, ``v x up``) stops short when it lands.
+        Wakes the ball (a sleeping one has no spin)."""
         self.volumes["spin"][self._rolling_volume(body)] = as_points(omega, "spin").reshape(3)
+        self.wake(body)
 
     def _rolling_volume(self, body: Body) -> int:
         rows = np.flatnonzero((self.volumes["body"] == body.id) & (self.volumes["inertia"] > 0))
