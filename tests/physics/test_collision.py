@@ -221,20 +221,6 @@ def test_a_stick_across_sloping_rails_grips_below_its_friction_angle(degrees, st
         assert slid > 0.02
 
 
-def test_a_ball_on_a_sloping_stick_is_not_held():
-    # A ball is one node and cannot roll: held by static friction it would stay where a real
-    # one rolls away, so it keeps the velocity-level friction and slides (5.6 cm/s here).
-    world = twig.World(ground=False)
-    beam = world.add_stick("beam", (0.0, 0.9, 0.0), length=2.0, direction=(1.0, -0.36, 0.0),
-                           radius=0.05, mass=50.0)
-    world.lock_nodes(beam.nodes)
-    ball = world.add_ball("ball", (-0.6, 1.3, 0.0), mass=1.0)
-    world.run(seconds=0.5)
-    start = ball.positions[0].copy()
-    world.run(seconds=1.0)
-    assert ball.positions[0, 0] - start[0] > 0.03  # m down the 20-degree beam
-
-
 def test_a_command_wakes_a_sleeping_body():
     world = twig.World()
     block = world.add_block("block", (0.0, 0.25, 0.0))

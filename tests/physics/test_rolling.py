@@ -100,6 +100,59 @@ def test_on_a_steep_slippery_slope_the_ball_slides_and_spins_up():
     assert spin * R < speed
 
 
+def _beam_world(direction, ball_first):
+    """A ball at rest and a locked 2 m beam of radius 5 cm through (0, 0.9, 0) along
+    ``direction``; ``ball_first`` adds the ball first, so that it is the other side of the
+    contact rows (the second volume of a pair is on the side the normal points from)."""
+    world = World(ground=False)
+    ball = world.add_ball("ball", (-0.6, 1.3, 0.0)) if ball_first else None
+    beam = world.add_stick("beam", (0.0, 0.9, 0.0), length=2.0, direction=direction,
+                           radius=0.05, mass=50.0)
+    world.lock_nodes(beam.nodes)
+    if ball is None:
+        ball = world.add_ball("ball", (-0.6, 1.3, 0.0))
+    return world, ball, ball.nodes.start
+
+
+@pytest.mark.parametrize("ball_first", [False, True])
+def test_a_ball_on_a_sloping_beam_rolls_down_it(ball_first):
+    # Against a body's capsule as on the ground; static friction, which would hold a limb
+    # there, does not hold a sphere.
+    direction = np.array([1.0, -0.36, 0.0])
+    world, ball, i = _beam_world(direction, ball_first)
+    world.set_damping(i, air=0.0, ground=0.0)
+    down = direction / np.linalg.norm(direction)
+    world.run(seconds=0.5)
+    v0 = _velocity(world, i) @ down
+    world.run(seconds=0.5)
+    v1 = _velocity(world, i) @ down
+    slope = math.atan(0.36)
+    assert (v1 - v0) / 0.5 == pytest.approx(9.81 * math.sin(slope) / (1.0 + 2.0 / 3.0), rel=0.02)
+    assert -world.spin(ball)[2] * R == pytest.approx(v1, rel=0.02)  # rolling, not sliding
+
+
+@settings(max_examples=30, deadline=None)
+@given(vx=st.floats(-1.0, 1.0), vz=st.floats(-1.0, 1.0),
+       wx=st.floats(-40.0, 40.0), wz=st.floats(-40.0, 40.0), ball_first=st.booleans())
+def test_friction_against_a_body_never_adds_energy(vx, vz, wx, wz, ball_first):
+    world, ball, i = _beam_world(np.array([1.0, 0.0, 0.0]), ball_first)
+    world.set_position(i, (0.0, 0.9 + 0.05 + R, 0.0))  # on top of the level beam, touching
+    world.set_velocity(i, (vx, 0.0, vz))
+    world.set_spin(ball, (wx, 0.0, wz))
+    world.set_damping(i, air=0.0, ground=0.0)
+    m = 0.45
+
+    def energy():  # along the contact plane (the normal is vertical here) and spinning
+        v = _velocity(world, i)
+        w = world.spin(ball)
+        return 0.5 * m * (v[0] ** 2 + v[2] ** 2) + 0.5 * (2.0 / 3.0) * m * R * R * (w @ w)
+
+    before = energy()
+    world.step()
+    assert world.contact_count == 1
+    assert energy() <= before * (1 + 1e-9) + 1e-12
+
+
 def test_backspin_stops_a_ball_short():
     plain, backspun = World(), World()
     _, i = _ball(plain, velocity=(3.0, 0.0, 0.0))

@@ -84,10 +84,10 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                  hinge_plane, hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
                  plane_friction, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
                  vol_friction, vol_passive, vol_id, vol_body, vol_inertia, vol_rolling, vol_spin,
-                 has_spheres, rollers, boxes, box_c, box_u, box_h, corner_push, corner_plane,
-                 body_vols, body_vol_start, self_pairs, self_start, linked_keys, linked_bodies,
-                 build_lo, build_hi, body_lo, body_hi, node_row, body_start, body_count,
-                 body_can_sleep, body_still, pain,
+                 has_spheres, rollers, node_roller, boxes, box_c, box_u, box_h, corner_push,
+                 corner_plane, body_vols, body_vol_start, self_pairs, self_start, linked_keys,
+                 linked_bodies, build_lo, build_hi, body_lo, body_hi, node_row, body_start,
+                 body_count, body_can_sleep, body_still, pain,
                  pain_threshold, pain_half_life, pair_vol, pair_key, pair_seen, block_key,
                  block_start, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
                  broad_stats, margin, lookahead, force, use_grid, sleep_drift, sleep_step,
@@ -99,7 +99,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
     columns permuted into solver order with the ``n_exact`` exactly solved links first, the
     topology-derived collision arrays and the pair buffers (``has_spheres`` enables the swept
-    test; ``rollers`` lists the free spheres that roll on planes, see
+    test; ``rollers`` lists the free spheres that roll and ``node_roller`` gives each node's
+    rolling sphere or -1, see
     :mod:`~twig.physics.collision.rolling`; ``margin``, ``lookahead``, ``force`` and
     ``use_grid`` go to
     :func:`~twig.physics.collision.broad.find_pairs`). ``sleep_ticks`` <= 0 disables sleeping;
@@ -163,8 +164,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold, static_slide, rollers, vol_nodes, vol_radius, vol_inertia,
-              vol_rolling, vol_spin, dt)
+              body_start, inert, hold, static_slide, rollers, node_roller, vol_nodes, vol_radius,
+              vol_inertia, vol_rolling, vol_spin, dt)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -182,8 +183,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold, static_slide, rollers, vol_nodes, vol_radius, vol_inertia,
-              vol_rolling, vol_spin, dt):
+              body_start, inert, hold, static_slide, rollers, node_roller, vol_nodes, vol_radius,
+              vol_inertia, vol_rolling, vol_spin, dt):
     """Rolling spheres, plane friction, one more sweep over the links of the nodes it slowed,
     then the contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
     n = pos.shape[0]
@@ -208,7 +209,7 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert, hold,
-                     node_row, static_slide)
+                     node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin, dt)
 
 
 def array_args(world: PhysicsWorld) -> tuple:
@@ -227,8 +228,8 @@ def array_args(world: PhysicsWorld) -> tuple:
         world.planes["normal"], world.planes["offset"], world.planes["friction"],
         *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask", "friction",
                             "passive", "id", "body", "inertia", "rolling_resistance", "spin")),
-        *(col[k] for k in ("has_spheres", "rollers", "boxes", "box_c", "box_u", "box_h",
-                           "corner_push", "corner_plane", "body_vols", "body_vol_start",
+        *(col[k] for k in ("has_spheres", "rollers", "node_roller", "boxes", "box_c", "box_u",
+                           "box_h", "corner_push", "corner_plane", "body_vols", "body_vol_start",
                            "self_pairs", "self_start", "linked_keys", "linked_bodies",
                            "build_lo", "build_hi", "body_lo", "body_hi", "node_row",
                            "body_start", "body_count", "can_sleep")),

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
+from twig.physics.collision.rolling import add_spin_slide, spin_slide
 from twig.physics.flags import DRIVEN, GROUNDED
 from twig.physics.hot import hot_inline, hot_kernel, inline_kernel, kernel
 
@@ -322,7 +323,8 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
 
 @kernel
 def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert,
-                     hold, node_row, rest_slide):
+                     hold, node_row, rest_slide, node_roller, vol_radius, vol_inertia, vol_spin,
+                     dt):
     """After the relaxation, once per tick: no bounce, then friction.
 
     A projection that pushes volumes apart by ``d`` also gives them the separating velocity
@@ -339,33 +341,37 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     inside it, limbs pressed together in a pile were pulled back by the links every tick, and
     the pile never came to rest.
 
-    Velocities alone cannot hold a resting contact: each tick's gravity step slides it
-    within the tick, and a stick across two rails crept 2.6 cm/s down a 10-degree slope and
-    slid off at 40 degrees whatever ``mu``. So where two bodies' capsules barely slid (``|t| <=
-    mu * push``), the slide that gravity and the constraints gave the contact points this tick
+    Velocities alone cannot hold a resting contact: each tick's gravity step slides it within
+    the tick, and a stick across two rails crept 2.6 cm/s down a 10-degree slope and slid off at
+    40 degrees whatever ``mu``. So where two bodies' capsules barely slid (``|t| <= mu *
+    push``), the slide that gravity and the constraints gave the contact points this tick
     (``pos`` less ``inert``, where velocity alone would have put them) is also set aside in
-    ``hold`` ((N, 3), m) with what is left of the budget, and the next tick's integration
-    starts the nodes back by it (:func:`~twig.physics.integrate.integrate_nodes`): the contact
-    stays where it is, with no velocity, as long as ``mu`` times the push covers the slide
-    (Coulomb's static friction; the stick grips up to about its friction angle, 45 degrees for
-    ``mu`` 1). Only slides up to ``rest_slide`` (m; the tick's gravity step ``|g| dt^2``, 0 to
-    turn the hold off) are held: a resting contact slides no more, and a larger slide is
-    something else pushing (a body squeezed between two others), which held back would push
-    the pair into each other again the next tick; uncapped, a 1000-doll pile kept churning
-    (4 % asleep at 8 s, 23 % without the hold, 39 % with the cap). Not within one body (a limb
-    held against its own body fought the joints and a lone doll wound itself up), not for
-    spheres (a one-node ball cannot roll, and held it would stay where a real one rolls
-    away), and not where a node is DRIVEN (a controller's push is not weighed against the
-    grip: a child's hands sliding round its parent's back stuck on the parent's torso). Only
-    the ``n_active`` contact rows of this tick's active pairs can have been pushed. Runs of
-    rows without a box go to :func:`_capsule_friction`, compiled without reference counting;
-    ``node_row`` ((N,), a node's body row) tells a body's own pairs.
+    ``hold`` ((N, 3), m) with what is left of the budget, and the next tick's integration starts
+    the nodes back by it (:func:`~twig.physics.integrate.integrate_nodes`): the contact stays
+    where it is, with no velocity, as long as ``mu`` times the push covers the slide (Coulomb's
+    static friction; the stick grips up to about its friction angle, 45 degrees for ``mu`` 1).
+    Only slides up to ``rest_slide`` (m; the tick's gravity step ``|g| dt^2``, 0 to turn the
+    hold off) are held: a resting contact slides no more, and a larger slide is something else
+    pushing (a body squeezed between two others), which held back would push the pair into each
+    other again the next tick; uncapped, a 1000-doll pile kept churning (4 % asleep at 8 s, 23 %
+    without the hold, 39 % with the cap). Not within one body (a limb held against its own body
+    fought the joints and a lone doll wound itself up), not for spheres (a ball rolls: held, it
+    would stay where it rolls away), and not where a node is DRIVEN (a controller's push is not
+    weighed against the grip: a child's hands sliding round its parent's back stuck on the
+    parent's torso). Only the ``n_active`` contact rows of this tick's active pairs can have
+    been pushed. Runs of rows without a box go to :func:`_capsule_friction`, compiled without
+    reference counting; ``node_row`` ((N,), a node's body row) tells a body's own pairs. A
+    rolling sphere (``node_roller`` ((N,)): the rolling sphere volume on a node, else -1) slips
+    by its spin too, and its spin takes its share of the sliding friction (:func:`_roll_push`;
+    ``vol_radius``, ``vol_inertia``, ``vol_spin`` as in :mod:`~twig.physics.collision.rolling`,
+    ``dt`` s).
     """
     q = np.int64(0)  # typed: a literal 0 would compile the callees twice
     pushed = np.empty(n_active, dtype=np.int64)
     while q < n_active:
         q = _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, n_active,
-                              pushed, inert, hold, node_row, rest_slide)
+                              pushed, inert, hold, node_row, rest_slide, node_roller,
+                              vol_radius, vol_inertia, vol_spin, dt)
         if q == n_active:
             break
         push = pair_f[q, PUSH]
@@ -416,13 +422,50 @@ def _unheld(pos, inert, hold, i0, i1, c0, c1):
             + c1 * (pos[i1, 2] - inert[i1, 2] + hold[i1, 2]))
 
 
+@hot_inline
+def _roll_push(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1, ex, ey, ez,
+               slip, budget, roll_a, roll_b, vol_radius, vol_inertia, vol_spin, nx, ny, nz, dt):
+    """Sliding friction of a contact with a rolling sphere on one side or both (volumes
+    ``roll_a``, ``roll_b``; -1: not rolling): the contact points' ``slip`` (m, along ``-e``)
+    is cut, within Coulomb's bound, by a push along ``e`` shared by the nodes' velocities
+    (:func:`push_capsules` on the previous positions) and the spins, a rolling side lending
+    its point ``1 / k`` times its node's inverse mass more through its spin (see
+    :mod:`~twig.physics.collision.rolling`). ``budget`` is ``mu`` times the push as for a
+    contact without spin; the slip that many times the normal impulse cuts grows with the
+    spins' share."""
+    wa0 = _node_share(w, flags, ground_normal, a0, 1.0, ex, ey, ez)
+    wa1 = _node_share(w, flags, ground_normal, a1, 1.0, ex, ey, ez)
+    wb0 = _node_share(w, flags, ground_normal, b0, -1.0, ex, ey, ez)
+    wb1 = _node_share(w, flags, ground_normal, b1, -1.0, ex, ey, ez)
+    linear = ca0 * ca0 * wa0 + ca1 * ca1 * wa1 + cb0 * cb0 * wb0 + cb1 * cb1 * wb1
+    spin_a = (ca0 + ca1) ** 2 * wa0 / vol_inertia[roll_a] if roll_a >= 0 else 0.0
+    spin_b = (cb0 + cb1) ** 2 * wb0 / vol_inertia[roll_b] if roll_b >= 0 else 0.0
+    total = linear + spin_a + spin_b
+    if total <= 0.0:
+        return
+    cut = min(slip, budget * total / linear) if linear > 0.0 else min(slip, budget)
+    lam = cut / total
+    if linear > 0.0:
+        push_capsules(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1, ex, ey,
+                      ez, lam * linear, -1.0)
+    if spin_a > 0.0:
+        f = lam * spin_a
+        add_spin_slide(vol_radius, vol_spin, roll_a, nx, ny, nz, 1.0, dt, f * ex, f * ey, f * ez)
+    if spin_b > 0.0:
+        f = -lam * spin_b
+        add_spin_slide(vol_radius, vol_spin, roll_b, nx, ny, nz, -1.0, dt, f * ex, f * ey,
+                       f * ez)
+
+
 @hot_kernel
 def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start, n_active,
-                      pushed, inert, hold, node_row, rest_slide):
+                      pushed, inert, hold, node_row, rest_slide, node_roller, vol_radius,
+                      vol_inertia, vol_spin, dt):
     """:func:`contact_friction` of rows ``start`` on up to the first with a box, which it
     returns (``n_active`` if none): capsules and spheres, pushed through their previous
-    positions and the hold only. ``pushed`` ((n_active,) int64) is scratch for the rows that
-    pushed, listed first without a branch (about half the rows of a pile did)."""
+    positions, the hold and rolling spheres' spins only. ``pushed`` ((n_active,) int64) is
+    scratch for the rows that pushed, listed first without a branch (about half the rows of a
+    pile did)."""
     end = start
     count = 0
     while end < n_active and pair_f[end, RIGID_A] == 0.0 and pair_f[end, RIGID_B] == 0.0:
@@ -438,11 +481,24 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
         nx = pair_f[q, NORMAL]
         ny = pair_f[q, NORMAL + 1]
         nz = pair_f[q, NORMAL + 2]
+        # A rolling sphere's contact point moves with its spin too (n points from b to a).
+        roll_a = node_roller[a0] if a0 == a1 else -1
+        roll_b = node_roller[b0] if b0 == b1 else -1
+        if roll_a >= 0:
+            sx, sy, sz = spin_slide(vol_radius, vol_spin, roll_a, nx, ny, nz, 1.0, dt)
+            ax += sx
+            ay += sy
+            az += sz
+        if roll_b >= 0:
+            sx, sy, sz = spin_slide(vol_radius, vol_spin, roll_b, nx, ny, nz, -1.0, dt)
+            bx += sx
+            by += sy
+            bz += sz
         vn, tx, ty, tz, tl = split_normal(ax - bx, ay - by, az - bz, nx, ny, nz)
         budget = pair_f[q, MU] * push
         # Static (Coulomb's "stick"): the points barely slid this tick, no side is a sphere (a
-        # one-node ball would be held where a real one rolls) or driven (a controller's push is
-        # not weighed against the grip). Then the slide that gravity and the constraints made
+        # ball would be held where it rolls) or driven (a controller's push is not weighed
+        # against the grip). Then the slide that gravity and the constraints made
         # this tick is held back from the next one, as far as the budget allows.
         sl = 0.0
         if (rest_slide > 0.0 and tl <= budget and a0 != a1 and b0 != b1
@@ -461,7 +517,11 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
             # Moving prev by +n on the first side slows its separation along n.
             push_capsules(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
                           nx, ny, nz, min(vn, push), 1.0)
-        if tl > 1e-15:
+        if tl > 1e-15 and (roll_a >= 0 or roll_b >= 0):
+            _roll_push(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
+                       -tx / tl, -ty / tl, -tz / tl, tl, budget, roll_a, roll_b, vol_radius,
+                       vol_inertia, vol_spin, nx, ny, nz, dt)
+        elif tl > 1e-15:
             # Slow the first side by cut along t and the second by -cut: a "contact" along -t.
             push_capsules(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1,
                           -tx / tl, -ty / tl, -tz / tl, min(tl, budget), -1.0)

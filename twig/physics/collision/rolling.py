@@ -1,7 +1,7 @@
-"""Rolling: a free sphere (the ball) on a static plane spins as well as slides.
+"""Rolling: a free sphere (the ball) spins as well as slides, on the ground and on bodies.
 
 A ball is one node, and a node only translates: with the planes' sliding friction alone
-(:func:`~twig.physics.tick.apply_friction`, Jakobsen section 6) a ball rolled along the ground
+(:func:`~twig.physics.tick.apply_friction`, Jakobsen section 6) a ball sent along the ground
 at 4 m/s stopped within 0.33 m, as a block would. Here each rolling sphere also carries an
 angular velocity ``omega`` (rad/s, the volumes' ``spin`` column), and its plane contact is
 the contact point's, which moves by ``u = d_t - r dt (omega x n)`` in a tick (``d_t`` the
@@ -21,7 +21,10 @@ plane shrinks by ``c_rr`` times the push (a deceleration ``c_rr g`` on level gro
 following so that it keeps rolling; its spin about the normal, which makes no slip, slows by
 as much at its rim (pivot friction, ``c_rr g / r`` in rad/s^2).
 
-Only static planes (the ground, walls) are rolled on; against bodies and boxes a ball's spin
+Against another body's capsules and spheres (a beam, a lying doll, another ball) the same
+holds through :func:`~twig.physics.collision.response.contact_friction`: the slip is the
+contact points' relative slide with each rolling side's spin added, and a rolling side lends
+the tangential push ``1 / k`` more inverse mass, through its spin. Against boxes a ball's spin
 is neither used nor changed (its friction there is a node's).
 """
 
@@ -30,7 +33,31 @@ from __future__ import annotations
 import math
 
 from twig.physics.flags import ASLEEP
-from twig.physics.hot import kernel
+from twig.physics.hot import hot_inline, kernel
+
+
+@hot_inline
+def spin_slide(vol_radius, vol_spin, v, nx, ny, nz, side, dt):
+    """Displacement (m) this tick of rolling sphere ``v``'s contact point, from its spin alone:
+    the point lies at ``-side r n`` from the centre (``side`` 1: ``n`` points from the contact
+    to the centre, as a plane's normal does; -1: the other way), so it moves by
+    ``-side r dt (omega x n)``."""
+    f = -side * vol_radius[v] * dt
+    ox = vol_spin[v, 0]
+    oy = vol_spin[v, 1]
+    oz = vol_spin[v, 2]
+    return f * (oy * nz - oz * ny), f * (oz * nx - ox * nz), f * (ox * ny - oy * nx)
+
+
+@hot_inline
+def add_spin_slide(vol_radius, vol_spin, v, nx, ny, nz, side, dt, sx, sy, sz):
+    """Change the spin of rolling sphere ``v`` so that its contact point (see
+    :func:`spin_slide`) moves by ``s`` more a tick; ``s`` must be perpendicular to ``n``:
+    ``omega += side (s x n) / (r dt)``."""
+    f = side / (vol_radius[v] * dt)
+    vol_spin[v, 0] += (sy * nz - sz * ny) * f
+    vol_spin[v, 1] += (sz * nx - sx * nz) * f
+    vol_spin[v, 2] += (sx * ny - sy * nx) * f
 
 
 @kernel
@@ -71,14 +98,8 @@ def roll_spheres(pos, prev, w, flags, depth, contact_normal, contact_friction, r
         tx = dx - dn * nx
         ty = dy - dn * ny
         tz = dz - dn * nz
-        # The spin's displacement of the contact point, s = -r dt (omega x n).
-        ox = vol_spin[v, 0]
-        oy = vol_spin[v, 1]
-        oz = vol_spin[v, 2]
-        on = ox * nx + oy * ny + oz * nz  # spin about the normal: no slip
-        sx = -r * dt * (oy * nz - oz * ny)
-        sy = -r * dt * (oz * nx - ox * nz)
-        sz = -r * dt * (ox * ny - oy * nx)
+        on = vol_spin[v, 0] * nx + vol_spin[v, 1] * ny + vol_spin[v, 2] * nz  # makes no slip
+        sx, sy, sz = spin_slide(vol_radius, vol_spin, v, nx, ny, nz, 1.0, dt)
         ux = tx + sx
         uy = ty + sy
         uz = tz + sz
@@ -110,9 +131,9 @@ def roll_spheres(pos, prev, w, flags, depth, contact_normal, contact_friction, r
         pos[i, 0] = prev[i, 0] + dn * nx + tx
         pos[i, 1] = prev[i, 1] + dn * ny + ty
         pos[i, 2] = prev[i, 2] + dn * nz + tz
-        # omega = (s x n) / (r dt) + its part along n.
-        f = 1.0 / (r * dt)
-        vol_spin[v, 0] = (sy * nz - sz * ny) * f + on * nx
-        vol_spin[v, 1] = (sz * nx - sx * nz) * f + on * ny
-        vol_spin[v, 2] = (sx * ny - sy * nx) * f + on * nz
+        # The spin that moves the contact point by s, and its part along n.
+        vol_spin[v, 0] = on * nx
+        vol_spin[v, 1] = on * ny
+        vol_spin[v, 2] = on * nz
+        add_spin_slide(vol_radius, vol_spin, v, nx, ny, nz, 1.0, dt, sx, sy, sz)
         contact_friction[i] = 0.0

@@ -420,6 +420,9 @@ class CollisionMixin:
             return self._col
         vols = self.volumes
         n_vol = len(vols)
+        rollers = np.flatnonzero(vols["inertia"] > 0).astype(np.int64)
+        node_roller = np.full(len(self.nodes), -1, dtype=np.int64)
+        node_roller[vols["nodes"][rollers, 0]] = rollers
         starts = np.array([r.start for r in self._bodies.values()], dtype=np.int64)
         counts = np.array([r.count for r in self._bodies.values()], dtype=np.int64)
         n_bodies = len(starts)
@@ -448,7 +451,7 @@ class CollisionMixin:
             "can_sleep": can_sleep, "boxes": boxes,
             "has_spheres": bool(((vols["kind"] == CAPSULE)
                                  & (vols["nodes"][:, 0] == vols["nodes"][:, 1])).any()),
-            "rollers": np.flatnonzero(vols["inertia"] > 0).astype(np.int64),
+            "rollers": rollers, "node_roller": node_roller,
             "build_lo": np.zeros((n_vol, 3)), "build_hi": np.zeros((n_vol, 3)),
             "body_lo": np.zeros((n_bodies, 3)), "body_hi": np.zeros((n_bodies, 3)),
             "box_c": np.zeros((n_vol, 3)), "box_u": np.zeros((n_vol, 3, 3)),
