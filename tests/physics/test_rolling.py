@@ -227,6 +227,8 @@ def test_rolling_needs_a_free_sphere_and_sane_numbers():
         world.add_sphere(doll.nodes.start, 0.1, inertia=0.4)
     with pytest.raises(PhysicsError, match="no rolling sphere"):
         world.spin(doll)
+    with pytest.raises(PhysicsError, match="sphere: node index out of range"):
+        world.add_sphere(9999, 0.1, inertia=0.4)
     bodies = len(world.bodies)
     for bad in ({"inertia": -0.1}, {"rolling_resistance": math.nan}, {"inertia": "heavy"}):
         with pytest.raises(PhysicsError, match=r"ball: (inertia|rolling_resistance)"):

@@ -180,14 +180,16 @@ class CollisionMixin:
         """A sphere of ``radius`` metres centred on ``node`` (the ball); see
         :meth:`add_capsule` for the options. Fast spheres are swept so they do not tunnel.
 
-        With ``inertia`` > 0 the sphere rolls on static planes: its moment of inertia is
-        ``inertia * m * r^2`` (2/3 a hollow ball, 2/5 a solid one) and it meets
-        ``rolling_resistance`` (a deceleration of that many g on level ground); only a sphere
-        whose body is its one node can roll (see :mod:`~twig.physics.collision.rolling`).
+        With ``inertia`` > 0 the sphere rolls, on static planes and on other bodies' capsules
+        and spheres: its moment of inertia is ``inertia * m * r^2`` (2/3 a hollow ball, 2/5 a
+        solid one) and on a plane it meets ``rolling_resistance`` (a deceleration of that many
+        g on level ground); only a sphere whose body is its one node can roll (see
+        :mod:`~twig.physics.collision.rolling`).
         """
         radius = as_positive(radius, "sphere radius")
         inertia = as_nonnegative(inertia, "sphere inertia")
         rolling_resistance = as_nonnegative(rolling_resistance, "sphere rolling_resistance")
+        node = int(self._check_nodes(np.array([node]), "sphere")[0])
         if inertia > 0 and int((self.node_body == self.node_body[node]).sum()) != 1:
             raise PhysicsError("a rolling sphere (inertia > 0) needs a body of one node, its "
                                f"centre; node {node} belongs to a body of several")
