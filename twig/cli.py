@@ -53,9 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
     bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
     _script_parsers(sub)
+    from twig.batch.check import add_check_parser
     from twig.batch.command import add_batch_parser
 
     add_batch_parser(sub)
+    add_check_parser(sub)
     return parser
 
 
@@ -107,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit status."""
     args = _parser().parse_args(argv)
     try:
-        if args.command in ("run", "script", "serve", "replay", "batch"):
+        if args.command in ("run", "script", "serve", "replay", "batch", "check"):
             _compile_first(console())
         if args.command == "scenes":
             return _scenes()
@@ -119,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from twig.batch.command import batch_main
 
             return batch_main(args, console())
+        if args.command == "check":
+            from twig.batch.check import check_main
+
+            return check_main(args, console())
         from twig.bench.suite import run_suite
 
         return run_suite(quick=args.quick, console=console())

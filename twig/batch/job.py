@@ -9,6 +9,7 @@ returns except ``wall_s`` and ``worker`` depends only on the job's parameters.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import tempfile
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twig.batch.believability import CheckWatch, believability
 from twig.batch.metrics import FallWatch, job_metrics
 from twig.batch.spec import OUTPUTS, SCRIPT_LIMIT, BatchError
 from twig.batch.sweep import Job
@@ -83,6 +85,7 @@ def _simulate(job: Job, folder: Path) -> dict[str, Any]:
     trace = TraceWriter(world, folder / OUTPUTS["trace"]) if "trace" in p["outputs"] else None
     recording = world.record()
     falls = FallWatch(world)
+    watch = CheckWatch(world) if "check" in p["outputs"] else None
     try:
         _advance(world, p, [s for _, _, s in scripts], folder)
     finally:
@@ -91,12 +94,17 @@ def _simulate(job: Job, folder: Path) -> dict[str, Any]:
     recording.stop()
     arrays = recording.arrays()
     _export(p["outputs"], recording, folder)
+    extra = {}
+    if watch is not None:
+        extra["check"] = believability(world, arrays, recording.dt, watch)
+        (folder / OUTPUTS["check"]).write_text(json.dumps(extra["check"], indent=1) + "\n")
     return {
         "seed": world.seed, "ticks": world.tick, "sim_seconds": round(world.time, 9),
         "state_hash": world.state_hash(),
         "scripts": [{"of": of, "file": f, "status": s.status, "reason": s.reason,
                      "ended_at": s.ended_at} for of, f, s in scripts],
         "metrics": job_metrics(world, arrays, recording.dt, falls, switches),
+        **extra,
     }
 
 

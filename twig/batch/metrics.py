@@ -29,7 +29,8 @@ longer, and checking every tick would cost a pelvis frame per character per tick
 FEET = ("l_foot", "r_foot")
 
 
-def plant_slides(track: np.ndarray, rest_y: float, dt: float) -> np.ndarray:
+def plant_slides(track: np.ndarray, rest_y: float, dt: float,
+                 max_speed: float | None = PLANT_SPEED) -> np.ndarray:
     """Horizontal slide (m) of a foot over each of its plants.
 
     Parameters
@@ -40,18 +41,23 @@ def plant_slides(track: np.ndarray, rest_y: float, dt: float) -> np.ndarray:
         Height of the node when it rests on the ground (its radius), metres.
     dt
         Seconds between frames.
+    max_speed
+        A planted foot is slower than this (m/s); None: any speed (a plant is then every
+        run of frames within :data:`PLANT_HEIGHT` of ``rest_y``, so the slide on landing and
+        lifting off counts too).
 
     Returns
     -------
     (P,) float64: for each maximal run of planted frames (within :data:`PLANT_HEIGHT` of
-    ``rest_y`` and slower than :data:`PLANT_SPEED`), the horizontal (x, z) distance between
-    the foot's position where the run starts and where it ends.
+    ``rest_y`` and slower than ``max_speed``), the horizontal (x, z) distance between the
+    foot's position where the run starts and where it ends.
     """
     track = np.asarray(track, dtype=np.float64)
     if len(track) < 2:
         return np.zeros(0)
     speed = np.linalg.norm(np.diff(track, axis=0), axis=1) / dt
-    planted = (track[1:, 1] < rest_y + PLANT_HEIGHT) & (speed < PLANT_SPEED)
+    planted = (track[1:, 1] < rest_y + PLANT_HEIGHT) & (
+        speed < (np.inf if max_speed is None else max_speed))
     edges = np.diff(np.concatenate(([0], planted.astype(np.int8), [0])))
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     return np.linalg.norm((track[ends] - track[starts])[:, [0, 2]], axis=1)

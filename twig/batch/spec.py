@@ -21,7 +21,7 @@ from typing import Any
 from twig.errors import TwigError
 
 OUTPUTS = {"npz": "motion.npz", "bvh": "motion.bvh", "glb": "scene.glb", "mp4": "video.mp4",
-           "trace": "trace.jsonl"}
+           "trace": "trace.jsonl", "check": "check.json"}
 """Output kind -> file name in the job's folder (BVH: one ``motion_<name>.bvh`` per humanoid
 when there are several)."""
 UNTIL = ("seconds", "script")
