@@ -17,6 +17,7 @@ from twig.hybrid import (
     parse_bvh,
     rest_positions,
     retarget,
+    retargeting,
 )
 from twig.hybrid.library import library_folder
 from twig.hybrid.retarget import BONES, rest_nodes
@@ -50,7 +51,10 @@ def test_twig_files_come_back_as_recorded():
 @pytest.mark.parametrize(("names", "prefix"), [
     ({"Chest": "Spine1"}, ""),                   # CMU: Spine1 is the chest
     ({"Chest": "Spine2"}, "mixamorig:"),         # Mixamo
-    ({"LeftArm": "left_upper_arm", "RightArm": "Right_UpperArm"}, ""),
+    ({"Chest": "UpperChest", "LeftArm": "left_upper_arm", "RightArm": "Right_UpperArm",
+      "LeftForeArm": "LeftLowerArm", "RightForeArm": "Right_Lower_Arm",
+      "LeftUpLeg": "LeftUpperLeg", "RightUpLeg": "RightUpperLeg", "LeftLeg": "LeftLowerLeg",
+      "RightLeg": "RightLowerLeg"}, ""),       # Unity / VRM humanoid
 ])
 def test_other_naming_schemes_and_units_retarget_to_the_same_motion(names, prefix):
     text = _scaled(_rename(WALK, names, prefix), 1 / 2.54)  # inches
@@ -70,12 +74,14 @@ def test_a_custom_map_names_joints_the_defaults_miss():
     with pytest.raises(RetargetError) as e:
         retarget(bvh)
     msg = str(e.value)
-    assert msg.startswith(f"custom.bvh:{_line(text, 'LeftArm')}: the hierarchy has no joint "
-                          "for 2 humanoid nodes")
-    assert ("l_elbow (tried LeftForeArm, LeftLowArm, LeftLowerArm; expected below 'LeftArm', "
+    assert msg.startswith(f"custom.bvh:{_line(text, 'LeftArm')}: the skeleton matches no known "
+                          "convention; the closest, twig, has 13 of 15 humanoid nodes and "
+                          "misses 2: ")
+    assert ("l_elbow (tried LeftForeArm; expected below 'LeftArm', "
             f"line {_line(text, 'LeftArm')})") in msg
-    assert (f"r_hand (tried RightHand, RightWrist; expected below 'RightForeArm', line "
+    assert (f"r_hand (tried RightHand; expected below 'RightForeArm', line "
             f"{_line(text, 'RightForeArm')})") in msg
+    assert "Joints found: Hips, Spine, Chest, Neck, Head, LeftShoulder, LeftArm, lelb," in msg
     nodes = retarget(bvh, joint_map={"l_elbow": "lelb", "r_hand": "rwrist_x"})
     np.testing.assert_allclose(nodes, library_clip("walk").nodes, atol=1e-12)
     with pytest.raises(RetargetError, match="'elbow' is not a node"):
@@ -89,10 +95,10 @@ def test_a_file_missing_joints_lists_every_missing_node():
     with pytest.raises(RetargetError) as e:
         retarget(parse_bvh(text, "few.bvh"))
     msg = str(e.value)
-    assert msg.startswith(f"few.bvh:{_line(text, 'Neck')}: the hierarchy has no joint for 2")
+    assert msg.startswith(f"few.bvh:{_line(text, 'Neck')}: the skeleton matches no known "
+                          "convention; the closest, twig, has 13 of 15")
     assert f"head (tried Head; expected below 'Neck', line {_line(text, 'Neck')})" in msg
-    assert f"l_hip (tried LeftUpLeg, LeftThigh, LeftUpperLeg, LeftHip; expected below " \
-        f"'Hips', line {_line(text, 'Hips')})" in msg
+    assert f"l_hip (tried LeftUpLeg; expected below 'Hips', line {_line(text, 'Hips')})" in msg
 
 
 def _skeleton(joints: list[tuple[str, str | None]]) -> str:
@@ -126,12 +132,13 @@ def test_a_hierarchy_without_arms_names_the_file_the_line_and_every_missing_join
         load_clip(path)
     msg = str(e.value)
     chest = _line(text, "Chest")
-    assert msg.startswith(f"{path}:{chest}: the hierarchy has no joint for 6 humanoid nodes: ")
+    assert msg.startswith(f"{path}:{chest}: the skeleton matches no known convention; the "
+                          "closest, twig, has 9 of 15 humanoid nodes and misses 6: ")
     for side in ("l", "r"):
         for node in ("shoulder", "elbow", "hand"):
             assert f"{side}_{node} (tried " in msg
     assert msg.count(f"expected below 'Chest', line {chest})") == 6
-    assert msg.endswith("Give them in a joint map: {node: joint name}")
+    assert msg.endswith("Give the missing ones in a joint map: {node: joint name}")
 
 
 def test_a_child_plays_the_adult_clip_with_its_own_bone_lengths():
@@ -175,7 +182,8 @@ def test_a_twig_file_plays_at_its_joint_positions_on_any_build(tmp_path):
 def test_another_build_is_rebuilt_with_the_characters_bone_lengths():
     """A skeleton whose upper arms are longer than the character's is not played at its
     joint positions: every bone takes the character's length, and the hips keep their path
-    (scaled by the file's rest legs, which the arms leave alone)."""
+    (scaled by the file's rest legs, which the arms leave alone) at the file's heights with
+    ``floor=0``; by default the heights are fitted, a constant shift."""
     text = re.sub(r"(JOINT (?:Left|Right)ForeArm\n\s*\{\n\s*OFFSET) (\S+) (\S+) (\S+)",
                   lambda m: m.group(1) + "".join(f" {1.2 * float(v)!r}" for v in m.groups()[1:]),
                   WALK)
@@ -185,7 +193,10 @@ def test_another_build_is_rebuilt_with_the_characters_bone_lengths():
     upper = at_rest[bvh.index("LeftForeArm")] - at_rest[bvh.index("LeftArm")]
     assert np.linalg.norm(upper) == pytest.approx(  # centimetres
         120 * np.linalg.norm(rest[NODE["l_elbow"]] - rest[NODE["l_shoulder"]]))
-    nodes = retarget(bvh)
+    nodes = retarget(bvh, floor=0.0)
+    fitted, report = retargeting(bvh)
+    np.testing.assert_allclose(fitted, nodes - [0.0, report.floor, 0.0], atol=1e-12)
+    assert report.played_as == "rebuilt" and abs(report.floor) < 0.01
     for a, b in [*BONES[1:], ("l_hip", "r_hip")]:
         want = np.linalg.norm(rest[NODE[b]] - rest[NODE[a]])
         got = np.linalg.norm(nodes[:, NODE[b]] - nodes[:, NODE[a]], axis=-1)

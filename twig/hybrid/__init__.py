@@ -19,13 +19,14 @@ from twig.hybrid.commands import (
 )
 from twig.hybrid.library import find_clip, library_clip, library_names
 from twig.hybrid.motion_graph import MotionGraph, build_graph, synthesise
-from twig.hybrid.retarget import DEFAULT_JOINTS, RetargetError, retarget
+from twig.hybrid.retarget import RetargetError, Retargeting, retarget, retargeting
 from twig.hybrid.similarity import similarity
+from twig.hybrid.skeletons import CONVENTIONS
 from twig.hybrid.supervisor import Supervisor, supervisor
 
-__all__ = ["DEFAULT_JOINTS", "Bvh", "BvhError", "Clip", "ClipError", "ClipRecorder",
-           "MotionGraph", "RetargetError", "Supervisor", "build_graph", "controller",
-           "find_clip", "joint_positions", "library_clip", "library_names", "load_bvh",
-           "load_clip", "loop_cut", "motion_graph_walk", "parse_bvh", "play_clip",
-           "rest_positions", "retarget", "save_clip", "set_passive", "similarity", "stop_clip",
-           "supervisor", "synthesise", "walk_motion_graph"]
+__all__ = ["CONVENTIONS", "Bvh", "BvhError", "Clip", "ClipError", "ClipRecorder",
+           "MotionGraph", "RetargetError", "Retargeting", "Supervisor", "build_graph",
+           "controller", "find_clip", "joint_positions", "library_clip", "library_names",
+           "load_bvh", "load_clip", "loop_cut", "motion_graph_walk", "parse_bvh", "play_clip",
+           "rest_positions", "retarget", "retargeting", "save_clip", "set_passive",
+           "similarity", "stop_clip", "supervisor", "synthesise", "walk_motion_graph"]

@@ -47,10 +47,15 @@ class OffsetBlend:
     ``v0`` at the start and value and slope zero at the end.
     """
 
-    def __init__(self, d0: np.ndarray, v0: np.ndarray, seconds: float = BLEND_SECONDS) -> None:
+    def __init__(self, d0: np.ndarray, v0: np.ndarray, seconds: float = BLEND_SECONDS,
+                 heights: np.ndarray | None = None) -> None:
         self.d0 = np.array(d0, dtype=np.float64)
         self.v0 = np.array(v0, dtype=np.float64)
         self.seconds = seconds
+        self.heights = np.full(len(self.d0), -np.inf) if heights is None \
+            else np.array(heights, dtype=np.float64)
+        """(n,) the nodes' heights at the switch, m (a blend takes no node below both this
+        and where the clip has it)."""
 
     def offset(self, t: float) -> np.ndarray:
         """The offset (n, 3) ``t`` seconds after the switch (zero from ``seconds`` on)."""

@@ -24,7 +24,7 @@ import numpy as np
 from twig.bodies.humanoid import NODE_NAMES
 from twig.errors import TwigError
 from twig.hybrid.bvh import load_bvh
-from twig.hybrid.retarget import rebuild, rest_nodes, retarget
+from twig.hybrid.retarget import Retargeting, rebuild, rest_nodes, retargeting
 from twig.hybrid.similarity import features, heading, root, similarity, yaw_matrix
 
 
@@ -48,6 +48,9 @@ class Clip:
         The last frame is the first pose one cycle later (walk, run, idle).
     height, preset
         The build the positions fit (a character of another build plays :meth:`fit`).
+    retargeting
+        For a clip read from a file: how it was read (convention, joint map, units, rest
+        pose, floor); None otherwise.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Clip:
     loop: bool = False
     height: float = 1.75
     preset: str = "adult"
+    retargeting: Retargeting | None = None
 
     def __post_init__(self) -> None:
         n = np.asarray(self.nodes, dtype=np.float64)
@@ -186,13 +190,14 @@ def load_clip(path: str | PathLike, name: str | None = None, loop: bool = False,
     BvhError
         The file is not valid BVH (names the line).
     RetargetError
-        The joint map misses nodes (lists them).
+        No naming convention (with ``joint_map``) gives every node (lists what is missing).
     """
     bvh = load_bvh(path)
-    nodes = retarget(bvh, height, preset, joint_map, floor)
+    nodes, report = retargeting(bvh, height, preset, joint_map, floor)
     if len(nodes) < 2:
         raise ClipError(f"{bvh.source}: a clip needs at least 2 frames, got {len(nodes)}")
-    return Clip(name or Path(path).stem, nodes, 1.0 / bvh.frame_time, loop, height, preset)
+    return Clip(name or Path(path).stem, nodes, 1.0 / bvh.frame_time, loop, height, preset,
+                report)
 
 
 def save_clip(clip: Clip, path: str | PathLike) -> Path:

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from twig.action import Action
 from twig.commands import Json, Vector, command
@@ -19,23 +19,31 @@ from twig.physics import Body
 
 @command(on=Character)
 def play_clip(self: Character, clip: str, passive: Body | None = None, loops: int = 1,
-              seconds: float = 0.0, threshold: float = 0.25) -> Action:
+              seconds: float = 0.0, threshold: float = 0.25, joint_map: Json = None,
+              floor: float | None = None) -> Action:
     """Play a motion clip kinematically (a library clip: walk, walk-left, walk-right, run,
-    idle, wave, kick, sit, fall-recovery; or a .bvh file's path), blended in from the
-    character's pose over 0.5 s, its root and facing aligned to the character. A ``passive``
-    object may touch the character without switching it to physics (the ball of a kick);
-    other contacts hand it to dynamic tracking, and it blends back when its pose is within
-    ``threshold`` (eq. 1, m) of the clip. Plays ``loops`` times (0: until stop-clip) or
-    ``seconds``; succeeds when done."""
-    name = f"play-clip {clip}"
+    idle, wave, kick, sit, fall-recovery; or a .bvh file's path; from Python also a Clip or
+    a path object), blended in from the character's pose over 0.5 s, its root and facing
+    aligned to the character. A ``passive`` object may touch the character without
+    switching it to physics (the ball of a kick); other contacts hand it to dynamic tracking,
+    and it blends back when its pose is within ``threshold`` (eq. 1, m) of the clip. Plays
+    ``loops`` times (0: until stop-clip) or ``seconds``; succeeds when done. For a BVH file,
+    ``joint_map`` (an object of node name to joint name, such as ``{"head": "Skull"}``) names
+    joints its naming convention misses, and ``floor`` (m) overrides the height taken off the
+    clip (fitted by default so that its feet stand on the ground)."""
+    name = f"play-clip {getattr(clip, 'name', clip)}"
     if not (isinstance(loops, int) and loops >= 0):
         return Action.failed(name, self.name, f"loops must be 0 or more, got {loops!r}",
                              self.world.events)
     if not (isinstance(seconds, int | float) and seconds >= 0):
         return Action.failed(name, self.name, f"seconds must be 0 or more, got {seconds!r}",
                              self.world.events)
+    if joint_map is not None and not (isinstance(joint_map, Mapping) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in joint_map.items())):
+        return Action.failed(name, self.name, "joint_map must be an object of node name to "
+                             f"joint name, got {joint_map!r}", self.world.events)
     try:
-        motion = find_clip(clip)
+        motion = find_clip(clip, joint_map, floor)
     except TwigError as e:
         return Action.failed(name, self.name, str(e), self.world.events)
     player = ClipPlayer(motion, float(threshold), () if passive is None else (passive.name,), loops,

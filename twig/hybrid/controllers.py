@@ -23,6 +23,7 @@ import numpy as np
 from twig.bodies.frames import pelvis_frame
 from twig.hybrid.blend import OffsetBlend, finished, smoothstep
 from twig.hybrid.clip import Clip
+from twig.hybrid.retarget import rebuild
 from twig.hybrid.similarity import heading, root, yaw_matrix
 from twig.motor.state import SIT
 
@@ -164,10 +165,17 @@ class ClipPlayer(Controller):
         self.played += dt
 
     def pose_now(self, dt: float) -> np.ndarray:
-        """This tick's pose: the clip, through any blend still running."""
-        p = self.target()
+        """This tick's pose: the clip, through any blend still running. A blend mixes node
+        positions, which shortens a limb that turns between the two poses (a forearm
+        swinging from one side to the other passes near its elbow): so a blended pose is
+        re-projected onto the clip's bone lengths, each bone keeping its blended direction
+        (:func:`~twig.hybrid.retarget.rebuild`), and no node is blended below both the
+        height it started from and the clip's."""
+        clip = self.target()
+        p = clip
         if self.offset is not None:
             p = p + self.offset.offset(self.blend_t)
+            p[:, 1] = np.maximum(p[:, 1], np.minimum(clip[:, 1], self.offset.heights))
             if self.offset.done(self.blend_t):
                 self.offset = None
         if self.fade is not None:
@@ -177,7 +185,9 @@ class ClipPlayer(Controller):
             p = (1.0 - w) * old.pose_now(dt) + w * p
             if finished(self.blend_t, seconds):
                 self.fade = None
-        return p
+        if p is clip:
+            return p
+        return rebuild(p[None], clip, 0.5 * (p[None, 10] + p[None, 13]))[0]
 
     def act(self, sup: Supervisor) -> None:
         dt = sup.world.dt

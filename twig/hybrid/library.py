@@ -9,8 +9,10 @@ playing one on another build fits it (:meth:`~twig.hybrid.clip.Clip.fit`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from os import PathLike
 from pathlib import Path
 
 from twig.hybrid.clip import Clip, ClipError, load_clip
@@ -47,8 +49,23 @@ def library_clip(name: str) -> Clip:
     return load_clip(path, name, loop=LOOPS[name])
 
 
-def find_clip(name: str) -> Clip:
-    """A library clip by name, or a clip from a ``.bvh`` file path."""
-    if name.lower().endswith(".bvh"):
-        return load_clip(name)
-    return library_clip(name)
+def find_clip(clip: str | PathLike | Clip, joint_map: Mapping[str, str] | None = None,
+              floor: float | None = None) -> Clip:
+    """``clip`` itself (a :class:`Clip`), a clip from a BVH file (a path, or a name ending
+    in ``.bvh``; ``joint_map`` and ``floor`` as :func:`~twig.hybrid.clip.load_clip`), or a
+    library clip by name.
+
+    Raises
+    ------
+    ClipError
+        A ``joint_map`` or ``floor`` given with a clip that is not read from a file, or no
+        library clip of that name.
+    """
+    if not isinstance(clip, Clip) and (isinstance(clip, PathLike)
+                                       or str(clip).lower().endswith(".bvh")):
+        return load_clip(clip, joint_map=joint_map, floor=floor)
+    if joint_map is not None or floor is not None:
+        what = "a Clip" if isinstance(clip, Clip) else f"library clip {clip!r}"
+        raise ClipError(f"joint_map and floor apply to BVH files; {what} is already "
+                        "retargeted (give a .bvh path)")
+    return clip if isinstance(clip, Clip) else library_clip(str(clip))

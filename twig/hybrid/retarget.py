@@ -1,11 +1,11 @@
-"""Retargeting BVH motion to twig's 16-node humanoid: a joint-name map, then joint positions
-or bone directions.
+"""Retargeting BVH motion to twig's 16-node humanoid: a joint map, then joint positions or
+bone directions, then the floor.
 
-Each humanoid node (but the pelvis) is taken from one joint of the file: by default the first
-of several common names that the file has (twig's own exporter, CMU's mocap conversions,
-Mixamo's ``mixamorig:`` rig, Blender's ``UpperArm``/``LowerLeg`` style), or from a map the
-user gives. The clip is scaled by the character's leg length over the file's rest leg length
-(``OFFSET`` values summed down the hierarchy), which also converts the file's units.
+Each humanoid node (but the pelvis) is taken from one joint of the file, by the naming
+convention the file follows (:mod:`twig.hybrid.skeletons`: twig's, CMU's, 3ds Max's, Mixamo's,
+MotionBuilder's, SmartBody's, Poser's...), or from a map the user gives. The clip is scaled by
+the character's leg length over the file's rest leg length (``OFFSET`` values summed down the
+hierarchy), which also converts the file's units.
 
 A file whose rest skeleton is the character's build pose, scaled (twig's own files, of any
 height and preset: the builds are proportional), is played as it is: every node at its
@@ -16,7 +16,9 @@ joint (Spine sits on it), comes from the joint that sits on it at rest, if any.
 Any other skeleton (other proportions, another rest pose, joints elsewhere on the body) is
 rebuilt bone by bone from the hips: each bone keeps the *direction* the file's joints give it
 and takes its *length* from the character, and the root's path is scaled. Its pelvis node is
-placed where the humanoid's pelvis bracing holds it relative to the hips and the spine.
+placed where the humanoid's pelvis bracing holds it relative to the hips and the spine, and
+the clip is moved up or down so that its feet, when down, are at the character's standing
+foot height (the file's floor and the humanoid's ankle height differ).
 """
 
 from __future__ import annotations
@@ -26,29 +28,20 @@ from collections.abc import Mapping
 import numpy as np
 
 from twig.bodies.humanoid import NODE_NAMES, add_humanoid
-from twig.errors import TwigError
 from twig.export.rotations import basis, unit
-from twig.hybrid.bvh import Bvh, joint_positions, rest_positions
+from twig.hybrid.bvh import Bvh, joint_transforms, rest_positions
+from twig.hybrid.skeletons import (
+    RetargetError,
+    Retargeting,
+    match_joints,
+    point_names,
+    rest_pose_of,
+    unit_of,
+)
 from twig.physics import PhysicsWorld
 
-MAPPED = tuple(n for n in NODE_NAMES if n != "pelvis")
-"""The nodes a joint map must give (all but the pelvis: from the joint on it in twig's own
-files, placed by its bracing otherwise)."""
-
-DEFAULT_JOINTS: dict[str, tuple[str, ...]] = {
-    "head": ("Head",),
-    "neck": ("Neck", "Neck1"),
-    "chest": ("Chest", "Spine2", "Spine1", "UpperChest"),
-    **{f"{s[0].lower()}_{part}": tuple(f"{s}{name}" for name in names) for s in ("Left", "Right")
-       for part, names in (("shoulder", ("Arm", "UpArm", "UpperArm")),
-                           ("elbow", ("ForeArm", "LowArm", "LowerArm")),
-                           ("hand", ("Hand", "Wrist")),
-                           ("hip", ("UpLeg", "Thigh", "UpperLeg", "Hip")),
-                           ("knee", ("Leg", "LowLeg", "LowerLeg", "Shin", "Knee")),
-                           ("foot", ("Foot", "Ankle")))},
-}
-"""Node -> joint names tried in order (matched ignoring case, ``_``, spaces and a namespace
-prefix such as ``mixamorig:``): twig's exporter, CMU and Mixamo names come first."""
+__all__ = ["BONES", "SAME_BUILD", "RetargetError", "Retargeting", "braced_pelvis",
+           "pelvis_offset", "rebuild", "rest_nodes", "retarget", "retargeting"]
 
 BONES = (("hips", "chest"), ("chest", "neck"), ("neck", "head"),
          ("neck", "l_shoulder"), ("l_shoulder", "l_elbow"), ("l_elbow", "l_hand"),
@@ -56,70 +49,6 @@ BONES = (("hips", "chest"), ("chest", "neck"), ("neck", "head"),
          ("l_hip", "l_knee"), ("l_knee", "l_foot"), ("r_hip", "r_knee"), ("r_knee", "r_foot"))
 """The bones rebuilt from the hips outward (parents before children); ``hips`` is the point
 halfway between the hip nodes, and the hip nodes lie on the file's hip line."""
-
-
-class RetargetError(TwigError):
-    """A joint map does not give every node the humanoid needs (lists the missing ones)."""
-
-
-def _key(name: str) -> str:
-    return name.rsplit(":", 1)[-1].replace("_", "").replace(" ", "").lower()
-
-
-def resolve_joint_map(bvh: Bvh, joint_map: Mapping[str, str] | None = None) -> dict[str, int]:
-    """Node -> joint index in ``bvh``: ``joint_map``'s entries (node -> joint name) first,
-    then the defaults of :data:`DEFAULT_JOINTS` for the nodes it leaves out.
-
-    Raises
-    ------
-    RetargetError
-        A node no joint of the file gives: ``file:line:`` of the joint below which the first
-        of them is expected, then every such node with the names tried and the joint (and
-        line) it is expected below; or a map key that is not a humanoid node.
-    """
-    given = dict(joint_map or {})
-    unknown = sorted(set(given) - set(MAPPED))
-    if unknown:
-        raise RetargetError(f"{bvh.source}: joint map: {', '.join(map(repr, unknown))} "
-                            f"{'is not a node' if len(unknown) == 1 else 'are not nodes'} "
-                            f"of the humanoid (nodes: {', '.join(MAPPED)})")
-    by_key: dict[str, int] = {}
-    for i, name in enumerate(bvh.names):
-        by_key.setdefault(_key(name), i)
-    found: dict[str, int] = {}
-    tried: dict[str, tuple[str, ...]] = {}
-    for node in MAPPED:
-        tries = (given[node],) if node in given else DEFAULT_JOINTS[node]
-        hit = next((by_key[_key(n)] for n in tries if _key(n) in by_key), None)
-        if hit is None:
-            tried[node] = tries
-        else:
-            found[node] = hit
-    if tried:
-        where = {node: _below(bvh, found, node) for node in tried}
-        listed = "; ".join(f"{node} (tried {', '.join(tries)}; expected below "
-                           f"{bvh.names[where[node]]!r}, line {bvh.lines[where[node]]})"
-                           for node, tries in tried.items())
-        first = bvh.lines[where[next(iter(tried))]]
-        raise RetargetError(f"{bvh.source}:{first}: the hierarchy has no joint for "
-                            f"{len(tried)} humanoid node{'s' if len(tried) > 1 else ''}: "
-                            f"{listed}. Give them in a joint map: {{node: joint name}}")
-    return found
-
-
-_PARENT = {b: a for a, b in BONES} | {"l_hip": "hips", "r_hip": "hips",
-                                      "l_shoulder": "chest", "r_shoulder": "chest"}
-"""Node -> the node whose joint a skeleton puts above its joint (arms hang from the chest,
-through a clavicle joint in most files; ``hips`` is the file's root)."""
-
-
-def _below(bvh: Bvh, found: Mapping[str, int], node: str) -> int:
-    """The joint of ``bvh`` below which ``node``'s joint belongs: that of its nearest
-    ancestor in :data:`_PARENT` that the file has, or the file's root."""
-    parent = _PARENT[node]
-    while parent != "hips" and parent not in found:
-        parent = _PARENT[parent]
-    return found[parent] if parent != "hips" else int(np.flatnonzero(bvh.parents < 0)[0])
 
 
 def rest_nodes(height: float = 1.75, preset: str = "adult") -> np.ndarray:
@@ -184,16 +113,27 @@ def retarget(bvh: Bvh, height: float = 1.75, preset: str = "adult",
              joint_map: Mapping[str, str] | None = None, floor: float | None = None
              ) -> np.ndarray:
     """Node positions (F, 16, 3) in metres of a humanoid of ``height`` and ``preset``
-    playing ``bvh``.
+    playing ``bvh`` (:func:`retargeting` without its report)."""
+    return retargeting(bvh, height, preset, joint_map, floor)[0]
+
+
+def retargeting(bvh: Bvh, height: float = 1.75, preset: str = "adult",
+                joint_map: Mapping[str, str] | None = None, floor: float | None = None
+                ) -> tuple[np.ndarray, Retargeting]:
+    """Node positions (F, 16, 3) in metres of a humanoid of ``height`` and ``preset``
+    playing ``bvh``, and how the file was read.
 
     Parameters
     ----------
     joint_map
-        Node -> joint name for files whose names the defaults miss (see
-        :func:`resolve_joint_map`).
+        Node -> joint name (or ``"joint/End Site"``) for nodes the file's naming convention
+        misses or gets wrong (see :func:`twig.hybrid.skeletons.match_joints`).
     floor
-        If given, the motion is shifted up or down so that its lowest foot node is this high
-        (m); otherwise heights are the file's, scaled.
+        Metres taken off every height of the clip (after scaling). By default a file of
+        another skeleton is fitted: its feet, when down (the 5th percentile of the lower
+        foot's height), at the character's standing foot height, which also keeps a root
+        without position channels on the ground; twig's own skeleton keeps its heights
+        (floor 0).
 
     Lengths, the root's path included, are scaled by the character's leg length over the
     file's rest leg length (or its first frame's, for a file whose offsets are all zero).
@@ -201,23 +141,46 @@ def retarget(bvh: Bvh, height: float = 1.75, preset: str = "adult",
     :data:`SAME_BUILD`) keeps its joint positions; any other is rebuilt with the character's
     bone lengths (see the module's notes). The clip faces the way the file does.
     """
-    found = resolve_joint_map(bvh, joint_map)
-    joints, at_rest = joint_positions(bvh), rest_positions(bvh)
+    convention, found = match_joints(bvh, joint_map)
+    joints, at_rest = _points(bvh)
     source, source_rest = _as_nodes(joints, found), _as_nodes(at_rest[None], found)
     rest = rest_nodes(height, preset)
     # A file whose offsets are all zero (positions in channels only): its first frame's legs.
     leg = float(_leg(source_rest)[0]) or float(_leg(source[:1])[0])
     scale = float(_leg(rest[None])[0]) / max(leg, 1e-12)
-    if _same_build(source_rest[0] * scale, rest):
+    same = _same_build(source_rest[0] * scale, rest)
+    if same:
         nodes = source * scale
-        pelvis = _pelvis_joint(at_rest * scale, source_rest[0] * scale, rest)
+        pelvis = _pelvis_joint(at_rest[:len(bvh.names)] * scale, source_rest[0] * scale, rest)
         nodes[:, _I["pelvis"]] = braced_pelvis(nodes, rest) if pelvis is None \
             else joints[:, pelvis] * scale
     else:
         nodes = rebuild(source, rest, _hips(source) * scale)
-    if floor is not None:
-        nodes[..., 1] += floor - nodes[:, [_I["l_foot"], _I["r_foot"]], 1].min()
-    return nodes
+    if floor is None:
+        feet = nodes[:, [_I["l_foot"], _I["r_foot"]], 1].min(axis=1)
+        floor = 0.0 if same else float(np.percentile(feet, 5)) - float(rest[_I["l_foot"], 1])
+    nodes[..., 1] -= floor
+    up = _hips(source_rest[0]) - 0.5 * (source_rest[0, _I["l_foot"]] + source_rest[0, _I["r_foot"]])
+    name, metres = unit_of(leg)
+    report = Retargeting(
+        bvh.source, convention, {n: point_names(bvh)[j] for n, j in found.items()}, name,
+        metres, rest_pose_of(source_rest[0, _I["l_shoulder"]], source_rest[0, _I["l_elbow"]], up),
+        "position" in " ".join(bvh.channels[int(np.flatnonzero(bvh.parents < 0)[0])]).lower(),
+        "joint positions" if same else "rebuilt", float(floor))
+    return nodes, report
+
+
+def _points(bvh: Bvh) -> tuple[np.ndarray, np.ndarray]:
+    """Every point of :func:`~twig.hybrid.skeletons.point_names` per frame (F, P, 3) and
+    at rest (P, 3), in the file's units: the joints, then their End Sites."""
+    pos, rot = joint_transforms(bvh)
+    rest = rest_positions(bvh)
+    if not bvh.end_sites:
+        return pos, rest
+    index = np.array(list(bvh.end_sites), dtype=np.int64)
+    offsets = np.array([bvh.end_sites[j] for j in index])
+    ends = pos[:, index] + np.einsum("fkij,kj->fki", rot[:, index], offsets)
+    return np.concatenate([pos, ends], axis=1), np.concatenate([rest, rest[index] + offsets])
 
 
 def _as_nodes(joints: np.ndarray, found: Mapping[str, int]) -> np.ndarray:

@@ -322,8 +322,10 @@ class Supervisor:
             if old.kinematic:
                 new.fade = (old, WINDOW_SECONDS)
             else:
-                new.offset = OffsetBlend(self.positions() - new.target(),
-                                         self.velocities() - new.target_velocity(self.world.dt))
+                now = self.positions()
+                new.offset = OffsetBlend(now - new.target(),
+                                         self.velocities() - new.target_velocity(self.world.dt),
+                                         heights=now[:, 1])
         else:
             self.release()
             new.start(self)
@@ -354,8 +356,12 @@ class Supervisor:
             self.switch(self.choose(goal, "succeeded"), reason)
 
     def check_goal(self) -> None:
-        if self.goal is not None and self.goal.played >= self.goal.length \
-                and self.active is self.goal:
+        """End the user's clip once it has played its length, kinematically or tracked (a
+        clip whose end comes while tracking, such as one touching a prop the character
+        holds, ends there: it could never bid back, having nothing left to play)."""
+        a = self.active
+        playing = a is self.goal or (isinstance(a, Tracking) and a.player is self.goal)
+        if self.goal is not None and self.goal.played >= self.goal.length and playing:
             self.end_goal(f"{self.goal.name} played", succeeded=True)
 
 
