@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twig.hybrid import BvhError, joint_positions, parse_bvh
+from twig.errors import TwigError
+from twig.hybrid import BvhError, RetargetError, joint_positions, load_clip, parse_bvh
 
 SIMPLE = """HIERARCHY
 ROOT Hips
@@ -145,6 +146,7 @@ def test_a_damaged_file_fails_only_with_a_bvh_error_naming_a_line(case, data):
     except BvhError as e:
         assert str(e).startswith("d.bvh:")
         assert str(e).split(":")[1].isdigit()
+        assert "\n" not in str(e)  # one line
 
 
 @settings(max_examples=150, deadline=None)
@@ -162,3 +164,51 @@ def test_a_truncated_file_always_fails_with_a_bvh_error_naming_a_line(case, data
     where = str(e.value).split(":")
     assert where[0] == "cut.bvh"
     assert 1 <= int(where[1]) <= max(1, len(truncated.splitlines()))
+
+
+def _chain(depth: int) -> str:
+    """BVH text of a chain of ``depth`` joints, each 1 unit above its parent, one frame."""
+    opening = [f"{'ROOT' if k == 0 else 'JOINT'} j{k}\n{{\nOFFSET 0 {min(k, 1)} 0\n"
+               f"CHANNELS {6 if k == 0 else 3} "
+               f"{'Xposition Yposition Zposition ' if k == 0 else ''}Zrotation Xrotation "
+               "Yrotation\n" for k in range(depth)]
+    values = " ".join(["0"] * (3 + 3 * depth))
+    return ("HIERARCHY\n" + "".join(opening) + "End Site\n{\nOFFSET 0 1 0\n}\n"
+            + "}\n" * depth + f"MOTION\nFrames: 1\nFrame Time: 0.033\n{values}\n")
+
+
+def test_a_hierarchy_three_thousand_deep_is_read_and_refused_in_one_line(tmp_path):
+    """The parser recursed once per joint: 3,000 deep raised RecursionError."""
+    text = _chain(3000)
+    bvh = parse_bvh(text, "deep.bvh")
+    assert len(bvh.names) == 3000 and bvh.parents[-1] == 2998
+    assert joint_positions(bvh)[0, -1, 1] == pytest.approx(2999)
+    path = tmp_path / "deep.bvh"
+    path.write_text(text)
+    with pytest.raises(RetargetError) as e:
+        load_clip(path)
+    msg = str(e.value)
+    assert "\n" not in msg and len(msg) < 2000
+    assert msg.startswith(f"{path}:") and "(3000 in all)" in msg
+    unclosed = text.replace("}\n" * 3000, "}\n" * 2999)
+    assert _error(unclosed).startswith("bad.bvh:") and "closing joint 'j0'" in _error(unclosed)
+
+
+@settings(max_examples=100, deadline=None)
+@given(hierarchies(), st.data())
+def test_any_damage_to_a_file_on_disk_gives_one_line_from_load_clip(tmp_path_factory, case,
+                                                                    data):
+    """Reading a damaged file the way users do (``load_clip``: parse, match, retarget) ends
+    in a result or in one of twig's errors, one line naming the file, never a traceback of
+    another exception."""
+    text = case[0].encode()
+    edits = data.draw(st.lists(st.tuples(st.integers(0, len(text)), st.binary(max_size=4),
+                                         st.integers(0, 6)), max_size=4))
+    for at, insert, drop in edits:
+        text = text[:at] + insert + text[at + drop:]
+    path = tmp_path_factory.mktemp("fuzz") / "f.bvh"
+    path.write_bytes(text)
+    try:
+        load_clip(path)
+    except TwigError as e:
+        assert "\n" not in str(e) and str(e).startswith(str(path))

@@ -161,17 +161,49 @@ class _Joints:
     channels: list[tuple[str, ...]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     ends: dict[int, np.ndarray] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
 
 
 def _joint(tok: _Tokens, parent: int, joints: _Joints) -> None:
-    """One ROOT/JOINT block (its keyword already taken), recursively."""
+    """One ROOT block (its keyword already taken) and every joint below it, depth first.
+
+    Iterative (a stack of the joints still open), so that however deep the hierarchy (a
+    chain of thousands of joints) it is read, or refused at its line, without running out
+    of Python's recursion depth."""
+    open_joints: list[tuple[int, str]] = []
+    _joint_head(tok, parent, joints, open_joints)
+    while open_joints:
+        index, name = open_joints[-1]
+        word = tok.peek().upper()
+        if word == "JOINT":
+            tok.take()
+            _joint_head(tok, index, joints, open_joints)
+        elif word == "END":
+            tok.take()
+            tok.take("Site")
+            tok.take("{")
+            tok.take("OFFSET")
+            joints.ends[index] = np.array([tok.number("an OFFSET number") for _ in range(3)])
+            tok.take("}")
+        elif word == "}":
+            tok.take()
+            open_joints.pop()
+        else:
+            raise tok.error(f"'JOINT', 'End Site' or '}}' closing joint {name!r}")
+
+
+def _joint_head(tok: _Tokens, parent: int, joints: _Joints,
+                open_joints: list[tuple[int, str]]) -> None:
+    """A joint's name, ``{``, OFFSET and CHANNELS (its keyword already taken); the joint is
+    then open, its children and closing brace to come."""
     name, line = tok.take(what="a joint name")
     if name in ("{", "}"):
         tok.pos -= 1
         raise tok.error("a joint name")
-    if name in joints.names:
+    if name in joints.seen:
         tok.pos -= 1
         raise tok.error(f"a joint name not used before (two joints are called {name!r})")
+    joints.seen.add(name)
     index = len(joints.names)
     joints.names.append(name)
     joints.parents.append(parent)
@@ -194,23 +226,7 @@ def _joint(tok: _Tokens, parent: int, joints: _Joints) -> None:
                             f"(one of {', '.join(CHANNEL_NAMES)})")
         found.append(canonical)
     joints.channels.append(tuple(found))
-    while True:
-        word = tok.peek().upper()
-        if word == "JOINT":
-            tok.take()
-            _joint(tok, index, joints)
-        elif word == "END":
-            tok.take()
-            tok.take("Site")
-            tok.take("{")
-            tok.take("OFFSET")
-            joints.ends[index] = np.array([tok.number("an OFFSET number") for _ in range(3)])
-            tok.take("}")
-        elif word == "}":
-            tok.take()
-            return
-        else:
-            raise tok.error(f"'JOINT', 'End Site' or '}}' closing joint {name!r}")
+    open_joints.append((index, name))
 
 
 def _motion(tok: _Tokens, n_channels: int) -> tuple[np.ndarray, float]:

@@ -86,6 +86,10 @@ LEG_M = 0.8
 """A typical adult leg (hip to ankle), metres, for telling the units from the rest legs."""
 
 
+SHOWN = 60
+"""Joint names an error lists at most (a file may have thousands)."""
+
+
 class RetargetError(TwigError):
     """A skeleton's joints cannot be matched to the humanoid's nodes (names what is missing)."""
 
@@ -191,10 +195,12 @@ def match_joints(bvh: Bvh, joint_map: Mapping[str, str] | None = None
                            f"{bvh.names[where[node]]!r}, line {bvh.lines[where[node]]})"
                            for node, tries in tried.items())
         first = bvh.lines[where[next(iter(tried))]]
+        shown = ", ".join(bvh.names[:SHOWN]) + (f" ... ({len(bvh.names)} in all)"
+                                                if len(bvh.names) > SHOWN else "")
         raise RetargetError(
             f"{bvh.source}:{first}: the skeleton matches no known convention; the closest, "
             f"{convention}, has {len(found)} of {len(MAPPED)} humanoid nodes and misses "
-            f"{len(tried)}: {listed}. Joints found: {', '.join(bvh.names)}. Give the missing "
+            f"{len(tried)}: {listed}. Joints found: {shown}. Give the missing "
             "ones in a joint map: {node: joint name}")
     return convention, found
 
