@@ -6,6 +6,7 @@ skipped with a note.
 
 import sys
 
-from twig.bench.suite import run_suite
+from twig.cli import main
 
-raise SystemExit(run_suite(quick="--quick" in sys.argv[1:]))
+if __name__ == "__main__":
+    raise SystemExit(main(["bench", *sys.argv[1:]]))

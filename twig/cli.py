@@ -6,22 +6,30 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 
+from twig import cli_args as arg
 from twig.errors import TwigError
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from twig import __version__
+
+    parser = arg.Parser(
         prog="twig", description="Procedural stick-figure animation with Verlet physics.")
+    parser.add_argument("--version", action="version", version=f"twig {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("scenes", help="list the built-in scenes")
     run = sub.add_parser("run", help="simulate a scene headless and print a summary")
     run.add_argument("scene", help="built-in scene name (see 'twig scenes') or a .toml path")
-    run.add_argument("--seconds", type=float, default=None,
+    run.add_argument("--seconds", type=arg.seconds, default=None,
                      help="simulated seconds (default: the scene's own)")
-    run.add_argument("--seed", type=int, default=None, help="override the scene's seed")
+    run.add_argument("--seed", type=arg.seed, default=None,
+                     help="override the scene's seed (default: the scene's own)")
+    run.add_argument("--quiet", "-q", action="store_true",
+                     help="print the table of bodies only (no timeline of what happened)")
     run.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
     run.add_argument("--trace", metavar="FILE.jsonl",
                      help="write every event (behaviour, focus, contact, pain, action, grab, "
@@ -30,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="write each humanoid's motion to a BVH file (several humanoids: "
                           "FILE_<name>.bvh each, unless --bvh-character)")
     run.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
-    run.add_argument("--bvh-fps", metavar="FPS", type=float,
+    run.add_argument("--bvh-fps", metavar="FPS", type=arg.positive,
                      help="BVH frame rate (default: every tick, 60)")
     run.add_argument("--bvh-rigid", action="store_true",
                      help="BVH with a rigid skeleton: position channels on the root only "
@@ -41,17 +49,19 @@ def _parser() -> argparse.ArgumentParser:
                      help="render a video: FILE.mp4 (H.264), FILE.gif, or frames/ (PNG files)")
     run.add_argument("--video-size", default="640x360", metavar="WxH",
                      help="video size in pixels (default 640x360)")
-    run.add_argument("--fps", type=int, default=30, help="video frames per second (default 30)")
+    run.add_argument("--fps", type=arg.frames_per_second, default=30,
+                     help="video frames per second, 1..120 (default 30)")
     run.add_argument("--caption", metavar="BODY",
                      help="caption the video with BODY's state (the time is always shown)")
     run.add_argument("--follow", metavar="BODY", help="keep the camera on BODY (video, viewer)")
     run.add_argument("--view", action="store_true",
                      help="watch it live in the browser, in real time, until Ctrl-C "
                           "(or --seconds if given)")
-    run.add_argument("--view-port", type=int, default=8080, metavar="PORT",
+    run.add_argument("--view-port", type=arg.port, default=8080, metavar="PORT",
                      help="port of the live viewer (default 8080, the next free one if taken)")
     bench = sub.add_parser("bench", help="benchmark against pypbd and Warp-CPU (ratios)")
-    bench.add_argument("--quick", action="store_true", help="small workloads, few ticks")
+    bench.add_argument("--quick", action="store_true",
+                       help="small workloads, few ticks, no cold-start timing (under a minute)")
     _script_parsers(sub)
     from twig.batch.check import add_check_parser
     from twig.batch.command import add_batch_parser
@@ -67,13 +77,15 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script = sub.add_parser("script", help="run a .twig script to completion")
     script.add_argument("file", help="the script (.twig)")
     script.add_argument("--scene", help="built-in scene or .toml path (default: empty world)")
-    script.add_argument("--seed", type=int, default=None, help="override the scene's seed")
-    script.add_argument("--seconds", type=float, default=600.0,
+    script.add_argument("--seed", type=arg.seed, default=None,
+                        help="override the scene's seed (default: the scene's own)")
+    script.add_argument("--seconds", type=arg.seconds, default=600.0,
                         help="give up after this many simulated seconds (default 600)")
     script.add_argument("--npz", metavar="FILE", help="record every tick to a NumPy .npz file")
     script.add_argument("--bvh", metavar="FILE", help="write each humanoid's motion to BVH")
     script.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
-    script.add_argument("--bvh-fps", metavar="FPS", type=float, help="BVH frame rate")
+    script.add_argument("--bvh-fps", metavar="FPS", type=arg.positive,
+                        help="BVH frame rate (default: every tick, 60)")
     script.add_argument("--bvh-rigid", action="store_true",
                         help="BVH with a rigid skeleton: position channels on the root only")
     script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
@@ -84,16 +96,19 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     serve = sub.add_parser("serve", help="run a world in real time for remote clients")
     serve.add_argument("scene", nargs="?", help="built-in scene or .toml path (default: empty)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=7777, help="TCP port (line protocol)")
-    serve.add_argument("--ws-port", type=int, default=7778, help="WebSocket port (-1: none)")
+    serve.add_argument("--port", type=arg.port, default=7777,
+                       help="TCP port of the line protocol (0: any free port)")
+    serve.add_argument("--ws-port", type=arg.port_or_none, default=7778,
+                       help="WebSocket port (0: any free port, -1: none)")
     serve.add_argument("--token", help="clients must send 'token T' first (needed off localhost)")
     serve.add_argument("--record", metavar="FILE", help="log every command for twig replay")
-    serve.add_argument("--seed", type=int, default=None, help="override the scene's seed")
-    serve.add_argument("--speed", type=float, default=1.0, help="times real time")
+    serve.add_argument("--seed", type=arg.seed, default=None,
+                       help="override the scene's seed (default: the scene's own)")
+    serve.add_argument("--speed", type=arg.positive, default=1.0, help="times real time")
     serve.add_argument("--paused", action="store_true", help="start paused")
     serve.add_argument("--view", action="store_true",
                        help="also serve the live viewer; its command box talks to the world")
-    serve.add_argument("--view-port", type=int, default=8080, metavar="PORT",
+    serve.add_argument("--view-port", type=arg.port, default=8080, metavar="PORT",
                        help="port of the live viewer (default 8080, the next free one if taken)")
     replay = sub.add_parser("replay", help="replay a session recorded by twig serve --record")
     replay.add_argument("file", help="the record (JSON Lines)")
@@ -105,16 +120,25 @@ def console() -> Console:
     return out if out.is_terminal else Console(width=140)
 
 
+def notices() -> Console:
+    """Where progress and notices go: stderr, so that stdout holds only the results (a table,
+    a timeline) whether or not it is redirected."""
+    return Console(stderr=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the process exit status."""
+    """Entry point; returns the process exit status (2: a bad argument, one line on stderr,
+    before any work)."""
     args = _parser().parse_args(argv)
     try:
+        _check_arguments(args)
+        compiled = None
         if args.command in ("run", "script", "serve", "replay", "batch", "check"):
-            _compile_first(console())
+            compiled = _compile_first(notices())
         if args.command == "scenes":
             return _scenes()
         if args.command == "run":
-            return _run(args)
+            return _run(args, compiled)
         if args.command in ("script", "commands", "serve", "replay"):
             return _script_command(args)
         if args.command == "batch":
@@ -133,24 +157,66 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _compile_first(out: Console) -> None:
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Output paths, ports and file names that cannot work: one line now, not a traceback
+    after the simulation."""
+    if args.command in ("run", "script"):
+        arg.check_output("--npz", args.npz)
+        arg.check_output("--trace", args.trace)
+        arg.check_output("--bvh", args.bvh)
+        arg.check_output("--gltf", args.gltf)
+        arg.check_suffix("--gltf", args.gltf, ".glb", ".gltf")
+    if args.command == "run" and args.video:
+        arg.check_output("--video", args.video, folder_ok=True)
+        if not (args.video.endswith(("/", "\\")) or Path(args.video).is_dir()):
+            arg.check_suffix("--video", args.video, ".mp4", ".gif", "/ (a folder of PNG frames)")
+        from twig.view.video import parse_size
+
+        parse_size(args.video_size)
+    if args.command in ("script", "replay"):
+        path = Path(args.file)
+        if not path.is_file():
+            raise arg.UsageError(f"{args.file}: no such file")
+    if args.command == "serve":
+        arg.check_output("--record", args.record)
+        arg.check_port_free("--port", args.host, args.port)
+        arg.check_port_free("--ws-port", args.host, args.ws_port if args.ws_port > 0 else None)
+
+
+def _compile_first(out: Console) -> float | None:
     """On the first run (nothing cached for these sources), compile the kernels, in parallel
     processes where there are cores to spare (:func:`twig.physics.warmup.compile_kernels`),
-    with a notice: about a minute on 2 cores."""
+    saying so on ``out`` (stderr): a spinner on a terminal, otherwise a line when it starts,
+    one per part compiled and one when done. Returns the seconds spent, None if cached."""
     from twig.physics.kernel_cache import kernels_cached
 
     if kernels_cached():
-        return
+        return None
     from twig.physics.warmup import JOBS, compile_kernels
 
     text = "compiling the physics kernels (first run only, about a minute)"
     done = []
-    with out.status(f"{text}...") as status:
+    t0 = time.perf_counter()
+    if out.is_terminal:
+        with out.status(f"{text}...") as status:
+            def progress(job: str) -> None:
+                done.append(job)
+                status.update(f"{text}: {len(done)} of {len(JOBS)} parts, then the tick...")
+
+            compile_kernels(on_done=progress)
+    else:
+        out.print(f"twig: {text}...", highlight=False)
+
         def progress(job: str) -> None:
             done.append(job)
-            status.update(f"{text}: {len(done)} of {len(JOBS)} parts, then the tick...")
+            out.print(f"twig: compiled part {len(done)} of {len(JOBS)} ({job}) after "
+                      f"{time.perf_counter() - t0:.0f} s", highlight=False)
 
         compile_kernels(on_done=progress)
+    seconds = time.perf_counter() - t0
+    out.print(f"twig: compiled the physics kernels in {seconds:.1f} s; later runs load them "
+              "from the cache", highlight=False)
+    return seconds
 
 
 def _scenes() -> int:
@@ -165,7 +231,7 @@ def _scenes() -> int:
     return 0
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, compiled: float | None = None) -> int:
     from twig.scenes import load_scene
 
     out = console()
@@ -177,20 +243,29 @@ def _run(args: argparse.Namespace) -> int:
     recording = world.record() if args.npz or args.bvh or args.gltf else None
     if args.bvh or args.gltf:
         _check_exports(args, recording)
+    trace = story = None
     if args.trace:
         from twig.export.trace import TraceWriter
 
         trace = TraceWriter(world, args.trace)
-        try:
-            return _simulate(args, world, recording, script, out)
-        finally:
+    if not args.quiet:
+        from twig.story import Story
+
+        story = Story(world)
+    try:
+        return _simulate(args, world, recording, script, out, story, compiled)
+    finally:
+        if story is not None:
+            story.close()
+        if trace is not None:
             trace.close()
             out.print(f"wrote {trace.count} events to {args.trace}")
-    return _simulate(args, world, recording, script, out)
 
 
-def _simulate(args: argparse.Namespace, world, recording, script, out: Console) -> int:
-    """Run the loaded scene (viewer, video or headless), print the summary, write exports."""
+def _simulate(args: argparse.Namespace, world, recording, script, out: Console, story,
+              compiled: float | None) -> int:
+    """Run the loaded scene (viewer, video or headless), print the timeline and the summary,
+    write exports."""
     from twig.summary import summary_table
 
     seconds = world.scene.seconds if args.seconds is None else args.seconds
@@ -202,26 +277,39 @@ def _simulate(args: argparse.Namespace, world, recording, script, out: Console) 
 
         return run_viewer(world, seconds=args.seconds, port=args.view_port, follow=args.follow,
                           console=out)
+    rendering = ""
     if args.video:
         from twig.view.video import parse_size, render_video
 
+        err = notices()
         stats = render_video(world, args.video, seconds - world.dt,
                              size=parse_size(args.video_size), fps=args.fps,
                              caption_body=args.caption, follow=args.follow,
-                             console=out if out.is_terminal else None)
-        out.print(f"wrote {stats.frames} frames ({args.video_size}, {args.fps} fps) to "
-                  f"{args.video} in {stats.seconds:.1f} s ({stats.speed:.1f}x real time)")
-    elif seconds > 1.5 * world.dt:
-        world.run(seconds - world.dt, progress=out.is_terminal and seconds >= 30)
-    wall = time.perf_counter() - t1
+                             console=err if err.is_terminal else None)
+        step = stats.step_seconds
+        rendering = (f"; rendering {1000 * (stats.seconds - step) / stats.frames:.1f} ms/frame, "
+                     f"{stats.speed:.1f}x real time in all")
+    else:
+        t2 = time.perf_counter()
+        if seconds > 1.5 * world.dt:
+            world.run(seconds - world.dt, progress=out.is_terminal and seconds >= 30)
+        step = time.perf_counter() - t2
     ticks = max(world.tick - 1, 1)
+    ready = (f"kernels compiled in {compiled:.1f} s, first tick {t1 - t0:.2f} s"
+             if compiled is not None else f"first tick {t1 - t0:.2f} s")
     out.print(f"[bold]{world.scene.name}[/]: {world.time:g} s simulated in {world.tick} ticks; "
-              f"kernels ready in {t1 - t0:.2f} s, then {1000 * wall / ticks:.3f} ms/tick "
-              f"({ticks * world.dt / wall if wall > 0 else float('inf'):.0f}x real time); "
-              f"{world.n_nodes} nodes, {world.n_links} links, seed {world.seed}")
+              f"{ready}, then {1000 * step / ticks:.3f} ms/tick "
+              f"({ticks * world.dt / step if step > 0 else float('inf'):.0f}x real time)"
+              f"{rendering}; {world.n_nodes} nodes, {world.n_links} links, seed {world.seed}")
+    if args.video:
+        out.print(f"wrote {stats.frames} frames ({args.video_size}, {args.fps} fps) to "
+                  f"{args.video} in {stats.seconds:.1f} s")
     if script is not None:
         out.print(f"script {script.status}{': ' + script.reason if script.reason else ''}",
                   markup=False, highlight=False)
+    if story is not None:
+        for line in story.lines():
+            out.print(line, markup=False, highlight=False)
     out.print(summary_table(world))
     if args.bvh or args.gltf:
         _export(args, recording, out)

@@ -7,6 +7,16 @@ without reading the source.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
+
+def did_you_mean(word: object, choices: Iterable[object]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``choices`` to ``word``, or ``""``: the
+    hint every "unknown name" message ends with."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
 
 class TwigError(Exception):
     """Base class of every error twig raises on purpose."""

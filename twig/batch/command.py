@@ -11,6 +11,7 @@ from rich.table import Table
 from twig.batch.manifest import Manifest
 from twig.batch.runner import run_batch
 from twig.batch.sweep import BatchSpec, load_spec
+from twig.cli_args import workers
 
 SHOWN_FAILURES = 5
 """Failed jobs whose errors the summary prints (all are in the manifest)."""
@@ -20,7 +21,7 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
     """The ``batch`` subcommand's arguments."""
     batch = sub.add_parser("batch", help="run many scenes, seeds and scripts (docs/batch.md)")
     batch.add_argument("spec", help="batch spec (.toml path, or a built-in spec name)")
-    batch.add_argument("--workers", type=int, default=None, metavar="N",
+    batch.add_argument("--workers", type=workers, default=None, metavar="N",
                        help="local worker processes (default: every core); with --ray local, "
                             "the CPUs of the Ray instance")
     batch.add_argument("--ray", metavar="ADDRESS",

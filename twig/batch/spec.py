@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from twig.errors import TwigError
+from twig.errors import TwigError, did_you_mean
 
 OUTPUTS = {"npz": "motion.npz", "bvh": "motion.bvh", "glb": "scene.glb", "mp4": "video.mp4",
            "trace": "trace.jsonl", "check": "check.json"}
@@ -172,7 +172,8 @@ def _fields(table: Any, spec: Mapping[str, Callable[[Any, str], Any]], where: st
         raise BatchError(f"{where}: expected a table, got {table!r}")
     unknown = sorted(set(table) - set(spec))
     if unknown:
-        raise BatchError(f"{where}: unknown field {unknown[0]!r} "
+        raise BatchError(f"{where}: unknown field {unknown[0]!r}"
+                         f"{did_you_mean(unknown[0], spec)} "
                          f"(known fields: {', '.join(sorted(spec))})")
     return {k: spec[k](v, f"{where}: field {k!r}") for k, v in table.items()}
 

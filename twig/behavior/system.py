@@ -166,10 +166,14 @@ class BehaviorSystem:
             world.events.emit("focus", agent=self.agents[row].name,
                               object=self.object_names[att.focus[row]])
         self._batch.clear()
-        for agent in self.agents:
-            agent.decide(now)
-        self._steer(now)
-        self._look(now)
+        world.motor.autonomous_deciding = True
+        try:
+            for agent in self.agents:
+                agent.decide(now)
+            self._steer(now)
+            self._look(now)
+        finally:
+            world.motor.autonomous_deciding = False
 
     def request_steering(self, agent: Agent, approach: Approach) -> None:
         """Queue ``agent`` for this tick's vectorised approach-field evaluation; the field's

@@ -147,17 +147,22 @@ def measure(name: str, world: World, ground: bool, budget: float) -> Result:
     return result
 
 
-def startup_seconds() -> tuple[float, float, float]:
+def startup_seconds(cold: bool = True) -> tuple[float | None, float | None, float]:
     """Seconds to the first tick in fresh processes: with an empty JIT cache compiling in this
     process (as ``import twig`` does), with an empty cache compiling the stages in parallel
     processes first (as the ``twig`` command does, :mod:`twig.physics.warmup`; as many as
     :func:`~twig.physics.warmup.default_workers`, so one under ``taskset -c 1``), and with
-    the cache warm."""
+    the cache warm. Without ``cold``, the warm start only (the two cold ones are None: each
+    compiles every kernel, a minute or more)."""
     tick = "w = twig.World(); w.add_stick('s', (0, 1, 0)); w.step()"
     serial = f"import time; t = time.perf_counter(); import twig; {tick}"
     parallel = ("import time; t = time.perf_counter(); import twig; "
                 f"from twig.physics.warmup import compile_kernels; compile_kernels(); {tick}")
     done = "; print(time.perf_counter() - t)"
+    if not cold:
+        return None, None, float(subprocess.run([sys.executable, "-c", serial + done],
+                                                check=True, capture_output=True,
+                                                text=True).stdout.split()[-1])
     runs = []
     for codes in ((serial, serial), (parallel,)):
         with tempfile.TemporaryDirectory() as cache:
@@ -206,15 +211,19 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
             table.add_row(label, f"{r.twig_ms:.4f}", f"{r.projections / r.twig_ms * 1e3:.3g}",
                           f"{100 * r.twig_error:.1f} %", *cells)
         status.update("measuring start-up in fresh processes...")
-        first, parallel, cached = startup_seconds()
+        first, parallel, cached = startup_seconds(cold=not quick)
     console.print(table)
     for note in notes:
         console.print(f"[dim]{note}[/]")
     from twig.physics.warmup import default_workers
 
-    console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache "
-                  f"({parallel:.2f} s compiling in {default_workers()} processes, as the twig "
-                  f"command does), {cached:.2f} s with the cache warm")
+    if first is None:
+        console.print(f"start-up to first tick: {cached:.2f} s with the cache warm (twig bench "
+                      "without --quick also times a start with an empty cache)")
+    else:
+        console.print(f"start-up to first tick: {first:.2f} s with an empty JIT cache "
+                      f"({parallel:.2f} s compiling in {default_workers()} processes, as the "
+                      f"twig command does), {cached:.2f} s with the cache warm")
     run_piles(quick, console)
     run_crowds(quick, console)
     from twig.bench.behavior import run_behavior_bench

@@ -182,7 +182,7 @@ class Character(Body):
     def walk(self, velocity: Vector) -> None:
         """Walk with this ground velocity (m/s; y ignored) until told otherwise."""
         v = as_points(velocity, "velocity").reshape(3)
-        self.motor.stop(self, "legs", "replaced by walk")
+        self.motor.stop(self, "legs", self.motor.replaced(self, "walk"))
         t, r = self._table, self._row
         t["walk"][r] = (v[0], 0.0, v[2])
         t["goal_on"][r] = False

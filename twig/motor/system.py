@@ -68,6 +68,9 @@ class MotorSystem:
         self._after: list[tuple[Callable[[], bool], Callable[[], None]]] = []
         self._breath_rows = np.zeros(0, dtype=np.int64)
         self._breath_geom = np.zeros((0, 2))
+        self.autonomous_deciding = False
+        """True while autonomous behaviours give commands (the behaviour system's decide
+        stage): what they replace is said to be replaced by the character's own behaviours."""
         world.on_tick_start.append(self.act)
 
     # ------------------------------------------------------------------ characters
@@ -145,12 +148,19 @@ class MotorSystem:
         self._breath_geom = np.array(geom, dtype=np.float64).reshape(-1, 2)
 
     # ------------------------------------------------------------------ tasks
+    def replaced(self, body: Body, by: str) -> str:
+        """The reason a task of ``body`` ends when the command ``by`` replaces it."""
+        if self.autonomous_deciding:
+            return (f"replaced by {by} from {body.name}'s own behaviours ({body.name} is "
+                    "autonomous: its behaviours command it every tick)")
+        return f"replaced by {by}"
+
     def start(self, body: Body, channel: str, task: Task) -> Action:
         """Run ``task`` on ``body``'s ``channel`` ("legs", "left", "right", "gaze"...),
         cancelling the task it replaces."""
         old = self._tasks.pop((body.id, channel), None)
         if old is not None:
-            old.cancel(f"replaced by {task.action.name}")
+            old.cancel(self.replaced(body, task.action.name))
         if not task.finished and (not task.action.done or task.persist):
             self._tasks[(body.id, channel)] = task
         return task.action
@@ -160,7 +170,7 @@ class MotorSystem:
         for side in hands:
             old = self._tasks.pop((body.id, side), None)
             if old is not None and old is not task:
-                old.cancel(f"replaced by {task.action.name}")
+                old.cancel(self.replaced(body, task.action.name))
         for side in hands:
             self._tasks[(body.id, side)] = task
         return task.action

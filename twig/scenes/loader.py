@@ -23,7 +23,7 @@ from twig.bodies.mesh import add_box_model
 from twig.bodies.props import add_ball, add_block, add_doll, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.bodies.stationery import add_clipboard, add_pen
-from twig.errors import SceneError, TwigError
+from twig.errors import SceneError, TwigError, did_you_mean
 from twig.motor import add_character
 from twig.world import World
 
@@ -109,7 +109,8 @@ def _is_number(v: Any) -> bool:
 def _fields(table: Mapping[str, Any], spec: Mapping[str, str], where: str) -> dict[str, Any]:
     unknown = sorted(set(table) - set(spec))
     if unknown:
-        raise SceneError(f"{where}: unknown field {unknown[0]!r} "
+        raise SceneError(f"{where}: unknown field {unknown[0]!r}"
+                         f"{did_you_mean(unknown[0], spec)} "
                          f"(known fields: {', '.join(sorted(spec))})")
     return {k: _check(v, spec[k], f"{where}: field {k!r}") for k, v in table.items()}
 
@@ -123,8 +124,10 @@ def scene_path(name: str | Path) -> Path:
         return p
     builtin = resources.files("twig.scenes") / f"{name}.toml"
     if not builtin.is_file():
-        raise SceneError(f"unknown scene {str(name)!r}; built-in scenes: "
-                         f"{', '.join(s.name for s in list_scenes())} (or give a .toml path)")
+        names = [s.name for s in list_scenes()]
+        raise SceneError(f"unknown scene {str(name)!r}{did_you_mean(name, names)}; built-in "
+                         f"scenes: "
+                         f"{', '.join(names)} (or give a .toml path)")
     return Path(str(builtin))
 
 
@@ -224,7 +227,8 @@ def add_object(world: World, table: Any, where: str, base: Path | None = None) -
         name = table.get("name")
         if isinstance(name, str):
             where = f"{where} ({name!r})"
-        raise SceneError(f"{where}: field 'type': unknown type {kind!r} "
+        raise SceneError(f"{where}: field 'type': unknown type {kind!r}"
+                         f"{did_you_mean(kind, _OBJECT_TYPES)} "
                          f"(known types: {', '.join(_OBJECT_TYPES)})")
     fields = _builder_fields(kind)
     spec = {name: ann for name, (ann, _) in fields.items()}

@@ -30,11 +30,13 @@ CAPTION_FIELDS = ("behavior", "focus", "pain", "touching")
 @dataclass(frozen=True)
 class VideoStats:
     """What :func:`render_video` did: ``frames`` written, ``seconds`` of wall time spent
-    (simulation, rendering and encoding) and the simulated ``sim_seconds``."""
+    (simulation, rendering and encoding), the simulated ``sim_seconds``, and
+    ``step_seconds``, the part of ``seconds`` spent stepping the world."""
 
     frames: int
     seconds: float
     sim_seconds: float
+    step_seconds: float = 0.0
 
     @property
     def speed(self) -> float:
@@ -129,6 +131,7 @@ def render_video(world: PhysicsWorld, target: str | Path, seconds: float, *,
     renderer = Renderer(width, height)
     writer = open_writer(target, width, height, fps)
     t0 = time.perf_counter()
+    stepping = 0.0
     layout = build_layout(world)
     try:
         with Progress(TextColumn("rendering {task.description}"), BarColumn(),
@@ -136,7 +139,9 @@ def render_video(world: PhysicsWorld, target: str | Path, seconds: float, *,
                       console=console, disable=console is None, transient=True) as bar:
             task = bar.add_task(str(target), total=n_frames)
             for k in range(n_frames):
+                t_step = time.perf_counter()
                 world.step(start_tick + round(k / (fps * world.dt)) - world.tick)
+                stepping += time.perf_counter() - t_step
                 if layout.version != world.topology_version:
                     layout = build_layout(world)
                 frame = renderer.render(layout.look, place(layout.look, world.node_pos),
@@ -149,5 +154,8 @@ def render_video(world: PhysicsWorld, target: str | Path, seconds: float, *,
     finally:
         writer.close()
         renderer.release()
+    t_step = time.perf_counter()
     world.step(max(0, start_tick + round(seconds / world.dt) - world.tick))
-    return VideoStats(n_frames, time.perf_counter() - t0, (world.tick - start_tick) * world.dt)
+    stepping += time.perf_counter() - t_step
+    return VideoStats(n_frames, time.perf_counter() - t0, (world.tick - start_tick) * world.dt,
+                      stepping)
