@@ -112,8 +112,8 @@ def test_no_gl_context_names_the_packages_to_install(monkeypatch):
 
 
 @pytest.mark.parametrize(("target", "message"), [
-    ("clip.avi", "expected a .mp4 or .gif file"),
-    ("missing/clip.mp4", "does not exist"),
+    ("clip.avi", "expected a file name ending in .mp4 or .gif"),
+    ("missing/clip.mp4", "no folder"),
 ])
 def test_bad_video_targets_are_refused_before_simulating(tmp_path, capsys, target, message):
     assert main(["run", "tetra", "--video", str(tmp_path / target)]) == 2
