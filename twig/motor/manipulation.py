@@ -30,6 +30,44 @@ CHECKMARK = ((-0.04, 0.0), (-0.015, -0.025), (0.035, 0.03))
 """One tick mark, chart (x, z) in metres relative to its place on the list."""
 LIFT = 0.02
 """How far the pen rises off the surface between strokes, metres."""
+CARRY_SPEED = 1.0
+"""Fastest a held object moves toward its pose (m/s): taken from where it lies, it is carried
+there, not put there in one tick."""
+CARRY_TURN = 3.0
+"""Fastest a held object turns toward its pose, rad/s."""
+GRIP = 0.05
+"""The hand takes hold (a zero-length link forms) when it is this close to the grip node, m:
+the link then closes a gap the hand has nearly closed itself."""
+APPROACH = 0.1
+"""A pen is brought this far (m) over the board's surface before it comes down to write."""
+
+
+def _rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    """(3, 3) rotation by ``angle`` (rad) about the unit ``axis`` (Rodrigues)."""
+    x, y, z = axis
+    k = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    return np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * (k @ k)
+
+
+def toward_pose(origin: np.ndarray, axes: np.ndarray, goal: np.ndarray, goal_axes: np.ndarray,
+                step: float, turn: float) -> tuple[np.ndarray, np.ndarray]:
+    """A rigid frame (``origin`` (3,) m, orthonormal ``axes`` rows (3, 3)) moved toward
+    ``goal``/``goal_axes`` by at most ``step`` metres and turned toward them by at most
+    ``turn`` radians (about the axis of the rotation between them), so it stays rigid."""
+    gap = goal - origin
+    dist = float(np.linalg.norm(gap))
+    origin = goal.copy() if dist <= step else origin + gap * (step / dist)
+    q = goal_axes.T @ axes  # the world rotation carrying axes onto goal_axes
+    angle = math.acos(min(1.0, max(-1.0, (float(np.trace(q)) - 1.0) / 2.0)))
+    if angle <= turn:
+        return origin, goal_axes.copy()
+    axis = np.array([q[2, 1] - q[1, 2], q[0, 2] - q[2, 0], q[1, 0] - q[0, 1]])
+    norm = float(np.linalg.norm(axis))
+    if norm < 1e-9:  # half a turn: any axis perpendicular to the first row's will do
+        axis = cross3(axes[0], np.array((0.0, 1.0, 0.0)) if abs(axes[0, 1]) < 0.9
+                      else np.array((1.0, 0.0, 0.0)))
+        norm = float(np.linalg.norm(axis))
+    return origin, axes @ _rotation(axis / norm, turn).T
 
 
 def drive_nodes(world, nodes: np.ndarray, targets: np.ndarray) -> None:
@@ -56,6 +94,15 @@ def chart_nodes(body: Body, name: str) -> tuple[np.ndarray, np.ndarray]:
     return nodes, np.array(spec["local"])
 
 
+def _frame(along: np.ndarray) -> np.ndarray:
+    """(3, 3) orthonormal rows, the first ``along`` (a unit vector) and the second as near the
+    vertical as it allows: the frame of a rod (a pen) pointing that way."""
+    up = np.array((0.0, 1.0, 0.0)) if abs(along[1]) < 0.9 else np.array((1.0, 0.0, 0.0))
+    side = cross3(along, up)
+    side /= np.linalg.norm(side)
+    return np.array([along, cross3(side, along), side])
+
+
 class HoldForUse(ArmTask):
     """Hold ``item`` by its chart ``chart_name`` in front of the chest, facing the holder
     (tilted ``tilt`` radians back from upright), the hand linked to the nearest frame node."""
@@ -67,6 +114,7 @@ class HoldForUse(ArmTask):
         super().__init__(who, action, (side,))
         self.side = side
         self.item = item
+        self.chart_name = chart_name
         self.nodes, self.local = chart_nodes(item, chart_name)
         self.tilt = tilt
         t, r = who._table, who._row
@@ -76,6 +124,7 @@ class HoldForUse(ArmTask):
         gaps = np.linalg.norm(who.world.node_pos[self.nodes] - who.world.node_pos[hand], axis=1)
         self.grip = int(self.nodes[int(np.argmin(gaps))])
         self.gripped = False
+        self.carried: tuple[np.ndarray, np.ndarray] | None = None  # the pose it has reached
 
     def pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Where the chart's origin and axes (rows x, y, z) should be now."""
@@ -93,7 +142,6 @@ class HoldForUse(ArmTask):
 
     def update(self) -> None:
         origin, axes = self.pose()
-        targets = origin + self.local @ axes
         world = self.who.world
         if not self.gripped:
             # First bring the hand to its grip (stooping for it), then the object hovers
@@ -102,14 +150,20 @@ class HoldForUse(ArmTask):
             stoop(self.who, point[1])
             self.drive(self.side, point)
         else:
-            drive_nodes(world, self.nodes, targets)
+            # Carried from where it lay toward the pose, never faster than the carry limits.
+            dt = world.dt
+            self.carried = toward_pose(*self.carried, origin, axes, CARRY_SPEED * dt,
+                                       CARRY_TURN * dt)
+            drive_nodes(world, self.nodes, self.carried[0] + self.local @ self.carried[1])
 
     def check(self) -> None:
         super().check()
         world = self.who.world
         hand = self.who.node(f"{self.side[0]}_hand")
         if not self.gripped and np.linalg.norm(world.node_pos[hand] - world.node_pos[self.grip]
-                                               ) < 0.08:
+                                               ) < GRIP:
+            now = chart(self.item, self.chart_name)
+            self.carried = (now.origin, now.axes)
             self.who._grip(self.side, self.grip, self.item)
             self.free(self.side)
             stoop(self.who, None)
@@ -143,7 +197,9 @@ class Write(ArmTask):
         self.tip, self.top = pen.node("tip"), pen.node("top")
         self.length = float(np.linalg.norm(pen.node_position("top") - pen.node_position("tip")))
         self.gripped = False
-        self.writing = False  # True while the tip is meant to be on the surface
+        self.writing = False  # True while the tip is on the surface, drawing
+        self.carried: tuple[np.ndarray, np.ndarray] | None = None  # the tip and top reached
+        self.arrived = False  # the tip has come over the board
 
     def tip_local(self) -> tuple[np.ndarray, bool]:
         """The tip's chart coordinates now, and whether it is on the surface."""
@@ -161,6 +217,19 @@ class Write(ArmTask):
         seg = min(int(v), 1)
         return pts[seg] + (v - seg) * (pts[seg + 1] - pts[seg]), True
 
+    def _approach(self, front, local: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Where the tip goes while it is brought to the board (world, m), and whether it
+        has arrived over its first stroke: round the board's top edge when it comes from
+        behind the board, then over the surface, then down onto it (never through it)."""
+        x, y, z = front.from_world(self.carried[0])
+        ex, ez = front.extent
+        if y < 0.5 * APPROACH:
+            if abs(x) <= ex + 0.05 and abs(z) <= ez + 0.05:
+                return front.to_world((x, y, ez + 0.08)), False  # past the top edge
+            return front.to_world((x, APPROACH, z)), False  # out in front
+        over = front.to_world(local + np.array((0.0, APPROACH, 0.0)))
+        return over, bool(np.linalg.norm(self.carried[0] - over) < 0.01)
+
     def update(self) -> None:
         world = self.who.world
         if not self.gripped:
@@ -169,21 +238,36 @@ class Write(ArmTask):
             self.drive(self.side, point)
             return
         front = chart(self.board, "front")
-        local, self.writing = self.tip_local()
+        local, drawing = self.tip_local()
         tip = front.to_world(local)
+        over = self.arrived  # over the board since an earlier tick: on to the strokes
+        if not over:
+            tip, self.arrived = self._approach(front, local)
         toward_writer = self.who.node_position("chest") - tip
         toward_writer -= (toward_writer @ front.normal) * front.normal
         toward_writer /= max(float(np.linalg.norm(toward_writer)), 1e-9)
         axis = 0.75 * front.normal + 0.66 * toward_writer
-        top = tip + self.length * axis / np.linalg.norm(axis)
-        drive_nodes(world, np.array([self.tip, self.top]), np.array([tip, top]))
+        axis /= np.linalg.norm(axis)
+        # Carried from where it lay (and between strokes) no faster than the carry limits:
+        # the pen is a frame with its first axis along it, centred between tip and top.
+        was_tip, was_top = self.carried
+        along = (was_top - was_tip) / max(float(np.linalg.norm(was_top - was_tip)), 1e-9)
+        frame = toward_pose(0.5 * (was_tip + was_top), _frame(along),
+                            tip + 0.5 * self.length * axis, _frame(axis),
+                            CARRY_SPEED * world.dt, CARRY_TURN * world.dt)
+        half = 0.5 * self.length * frame[1][0]
+        self.carried = (frame[0] - half, frame[0] + half)
+        self.writing = drawing and over and \
+            bool(np.linalg.norm(self.carried[0] - tip) < 1e-3)
+        drive_nodes(world, np.array([self.tip, self.top]), np.array(self.carried))
 
     def check(self) -> None:
         super().check()
         world = self.who.world
         hand = self.who.node(f"{self.side[0]}_hand")
         if not self.gripped:
-            if np.linalg.norm(world.node_pos[hand] - world.node_pos[self.top]) < 0.08:
+            if np.linalg.norm(world.node_pos[hand] - world.node_pos[self.top]) < GRIP:
+                self.carried = (world.node_pos[self.tip].copy(), world.node_pos[self.top].copy())
                 self.who._grip(self.side, self.top, self.pen)
                 self.free(self.side)
                 stoop(self.who, None)
