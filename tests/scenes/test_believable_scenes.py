@@ -4,6 +4,8 @@
 import numpy as np
 
 import twig
+from twig.batch.check import check_jobs
+from twig.batch.job import run_job
 
 
 def speeds(recording, bodies):
@@ -29,3 +31,10 @@ def test_office_props_are_carried_into_the_hands_not_teleported():
     # ...and they do get where they are used: the clipboard before the boss's chest.
     boss, board = world.body("boss"), world.body("clipboard")
     assert np.linalg.norm(board.centroid - boss.node_position("chest")) < 0.45
+
+
+def test_the_kick_knocks_the_partner_down_with_pain():
+    row = run_job(check_jobs(["kick"], [0], 4.0)[0]).row
+    assert row["status"] == "ok", row.get("error")
+    falls = row["check"]["falls"]
+    assert [(f["agent"], f["pain"]) for f in falls] == [("partner", True)]

@@ -55,6 +55,11 @@ GROUND_SLACK = 0.01
 RETURN_AFTER = 0.4
 """Seconds a tracking controller keeps the character before its clip may bid again, and
 seconds without active contact needed for it to."""
+KNOCKDOWN = 10.0
+"""A blow of this many joules from another character (twice a humanoid's pain threshold)
+knocks a character on a clip or tracking one off its feet."""
+KNOCK_SECONDS = 0.5
+"""...if it came within this many seconds."""
 
 
 class Limp(Controller):
@@ -156,9 +161,23 @@ class Supervisor:
         return self.lying() and self.tilt_deg() < 30.0
 
     def falling(self) -> bool:
-        """Tipping over: torso over 45 degrees from vertical or hips below 60 % of the leg,
-        and not yet lying down."""
-        return not self.lying() and (self.tilt_deg() > 45.0 or self.hips_height() < 0.6 * self.leg)
+        """Tipping over: torso over 45 degrees from vertical or hips below 60 % of the leg, or
+        knocked off its feet (:meth:`knocked`), and not yet lying down."""
+        return not self.lying() and (self.tilt_deg() > 45.0 or self.hips_height() < 0.6 * self.leg
+                                     or self.knocked())
+
+    def knocked(self) -> bool:
+        """Hit in the last :data:`KNOCK_SECONDS` by another character with a blow of
+        :data:`KNOCKDOWN` joules or more (a kick, a punch): no stance holds against that, the
+        body goes with it. (Walking into a heavy ball is a trip, not a blow.)"""
+        name, since = self.character.name, self.world.time - KNOCK_SECONDS
+        for event in reversed(self.world.pain_events):
+            if event.t < since:
+                return False
+            if event.body == name and event.energy >= KNOCKDOWN and any(
+                    c.name == event.source for c in self.world.characters):
+                return True
+        return False
 
     # ------------------------------------------------------------------ control outputs
     def drive(self, pose: np.ndarray) -> None:
@@ -219,7 +238,8 @@ class Supervisor:
 
     def incoming(self) -> str | None:
         """Something flying at the head: closing faster than 2 m/s, passing within 30 cm
-        (adult) in the next 0.35 s. Returns its name."""
+        (adult) in the next 0.35 s, and not passive to the character or to the clip it plays
+        (a kicker does not flinch from the partner its kick knocks over). Returns its name."""
         w = self.world
         head = self.nodes.start
         fast = self.system.fast
@@ -233,9 +253,13 @@ class Supervisor:
         tau = -np.einsum("ij,ij->i", r, u) / np.maximum(uu, 1e-12)
         miss = np.linalg.norm(r + u * tau[:, None], axis=1)
         hit = (uu > 4.0) & (tau > 0.0) & (tau < 0.35) & (miss < 0.3 * self.scale)
+        a = self.active
+        player = a.player if isinstance(a, Tracking) else a
+        passive = self.passive | (player.passive if isinstance(player, ClipPlayer)
+                                  else frozenset())
         for k in np.flatnonzero(hit).tolist():
             name = w._bodies[int(w.node_body[others[k]])].name
-            if name not in self.passive:
+            if name not in passive:
                 return name
         return None
 
