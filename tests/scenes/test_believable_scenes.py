@@ -38,3 +38,21 @@ def test_the_kick_knocks_the_partner_down_with_pain():
     assert row["status"] == "ok", row.get("error")
     falls = row["check"]["falls"]
     assert [(f["agent"], f["pain"]) for f in falls] == [("partner", True)]
+
+
+def test_standing_up_from_the_ground_or_a_chair_does_not_pop():
+    for seat in (None, "chair"):
+        world = twig.World(seed=0)
+        chair = world.add_chair("chair", position=(0, 0, 1.0), facing=3.14159) if seat else None
+        kid = world.add_humanoid("kid")
+        assert kid.sit(chair) is not None
+        world.run(3.0)
+        recording = world.record()
+        up = kid.stand_up()
+        world.run(2.5)
+        assert up.status == "succeeded", up.reason
+        a = recording.arrays()
+        pelvis = a["pos"][:, list(a["node_name"]).index("kid/pelvis")]
+        speed = np.linalg.norm(pelvis[2:] - pelvis[:-2], axis=1) / (2 * recording.dt)
+        assert speed.max() < 1.5, (seat, speed.max())   # it rose at 1.6-3.0 m/s
+        assert pelvis[-1, 1] - pelvis[0, 1] > 0.25          # and it did rise

@@ -15,12 +15,19 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.frames import cross3
+from twig.motor.kernels import STAND_FRACTION
 from twig.motor.state import SIT, STAND
 from twig.motor.system import Task
 
 if TYPE_CHECKING:
     from twig.motor.character import Character
     from twig.physics import Body
+
+
+RISE_SPEED = 0.9
+"""Peak speed of the hips standing up, m/s."""
+RISE_MIN = 0.8
+"""Shortest stand-up, seconds (from a high seat)."""
 
 
 class WalkTo(Task):
@@ -259,8 +266,11 @@ class Sit(Task):
 
 
 class StandUp(Task):
-    """Rise from sitting (posture back on standing height over the feet); succeeds once
-    upright."""
+    """Rise from sitting: the seat target the posture loop holds the hips at rises to
+    standing height over the middle of the feet along a minimum-jerk path, no faster than
+    :data:`RISE_SPEED` at its peak (a person takes a second or two; switching straight to
+    the standing height would pop the pelvis up at 2-3 m/s), then posture is back on
+    standing. Succeeds once upright."""
 
     def __init__(self, who: Character, action: Action, timeout: float = 5.0) -> None:
         super().__init__(action, "legs")
@@ -268,14 +278,42 @@ class StandUp(Task):
         self.timeout = timeout
         self.elapsed = 0.0
         t, r = who._table, who._row
-        t["mode"][r] = STAND
         t["face_on"][r] = False
+        self.start = self.goal = who.hips
+        self.rise = 0.0
+        if t["mode"][r] == SIT:
+            feet = 0.5 * (who.node_position("l_foot") + who.node_position("r_foot"))
+            self.goal = np.array([feet[0], t["foot_r"][r] + STAND_FRACTION * t["leg"][r],
+                                  feet[2]])
+            # A minimum-jerk path peaks at 1.875 times its mean speed.
+            self.rise = max(RISE_MIN, 1.875 * float(np.linalg.norm(self.goal - self.start))
+                            / RISE_SPEED)
+        else:
+            t["mode"][r] = STAND
+
+    def update(self) -> None:
+        t, r = self.who._table, self.who._row
+        if t["mode"][r] != SIT:
+            return
+        if self.elapsed >= self.rise:
+            t["mode"][r] = STAND
+            return
+        u = self.elapsed / self.rise
+        s = u * u * u * (10.0 + u * (-15.0 + 6.0 * u))
+        t["seat"][r] = self.start + s * (self.goal - self.start)
 
     def check(self) -> None:
         self.elapsed += self.who.world.dt
         t, r = self.who._table, self.who._row
         standing = t["foot_r"][r] + 0.9 * t["leg"][r]
-        if self.who.upright and self.who.hips[1] > standing:
+        if t["mode"][r] == STAND and self.who.upright and self.who.hips[1] > standing:
             self.action.succeed()
-        elif self.elapsed > self.timeout:
-            self.cancel(f"could not stand up within {self.timeout:g} s")
+        elif self.elapsed > self.timeout + self.rise:
+            self.cancel(f"could not stand up within {self.timeout + self.rise:.2g} s")
+
+    def cancel(self, reason: str) -> None:
+        """Give up where it got to, standing posture on."""
+        t, r = self.who._table, self.who._row
+        if t["mode"][r] == SIT:
+            t["mode"][r] = STAND
+        super().cancel(reason)
