@@ -6,6 +6,7 @@ import numpy as np
 import twig
 from twig.batch.check import check_jobs
 from twig.batch.job import run_job
+from twig.batch.metrics import plant_slides
 
 
 def speeds(recording, bodies):
@@ -56,3 +57,18 @@ def test_standing_up_from_the_ground_or_a_chair_does_not_pop():
         speed = np.linalg.norm(pelvis[2:] - pelvis[:-2], axis=1) / (2 * recording.dt)
         assert speed.max() < 1.5, (seat, speed.max())   # it rose at 1.6-3.0 m/s
         assert pelvis[-1, 1] - pelvis[0, 1] > 0.25          # and it did rise
+
+
+def test_walking_feet_do_not_slide_when_they_land():
+    world = twig.load_scene("walk")
+    recording = world.record()
+    world.run(8.0)
+    a = recording.arrays()
+    walker = world.body("walker")
+    slides = np.concatenate([
+        plant_slides(a["pos"][:, list(a["node_name"]).index(f"walker/{foot}")],
+                     float(world.nodes["radius"][walker.node(foot)]), recording.dt, None)
+        for foot in ("l_foot", "r_foot")])
+    assert len(slides) > 8
+    # A step's last tick jumped to where the hip had gone since: 1.0-1.3 cm a plant.
+    assert slides.mean() < 0.003, slides

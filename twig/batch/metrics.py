@@ -43,8 +43,8 @@ def plant_slides(track: np.ndarray, rest_y: float, dt: float,
         Seconds between frames.
     max_speed
         A planted foot is slower than this (m/s); None: any speed (a plant is then every
-        run of frames within :data:`PLANT_HEIGHT` of ``rest_y``, so the slide on landing and
-        lifting off counts too).
+        run of frames within :data:`PLANT_HEIGHT` of ``rest_y``, from its first frame to its
+        last, so a slide on landing or lifting off counts too).
 
     Returns
     -------
@@ -55,11 +55,15 @@ def plant_slides(track: np.ndarray, rest_y: float, dt: float,
     track = np.asarray(track, dtype=np.float64)
     if len(track) < 2:
         return np.zeros(0)
-    speed = np.linalg.norm(np.diff(track, axis=0), axis=1) / dt
-    planted = (track[1:, 1] < rest_y + PLANT_HEIGHT) & (
-        speed < (np.inf if max_speed is None else max_speed))
-    edges = np.diff(np.concatenate(([0], planted.astype(np.int8), [0])))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    low = track[:, 1] < rest_y + PLANT_HEIGHT
+    if max_speed is None:  # runs of low frames, from the first to the last
+        edges = np.diff(np.concatenate(([0], low.astype(np.int8), [0])))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    else:  # runs of slow steps into low frames
+        speed = np.linalg.norm(np.diff(track, axis=0), axis=1) / dt
+        planted = low[1:] & (speed < max_speed)
+        edges = np.diff(np.concatenate(([0], planted.astype(np.int8), [0])))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     return np.linalg.norm((track[ends] - track[starts])[:, [0, 2]], axis=1)
 
 

@@ -614,7 +614,7 @@ def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot
     kicking, at the fixed ``swing_to`` low over the ground, at full speed through it)."""
     t = swing_t[k] + dt
     T = swing_T[k]
-    left = max(T - t, 0.0)
+    left = T - t  # past touchdown in its last tick: the hip's landing point, not its place now
     if not kick[k]:
         # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
         lead = half if speed > 0.05 else 0.0
