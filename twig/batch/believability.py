@@ -19,6 +19,7 @@ import numpy as np
 
 from twig.batch.metrics import FEET, plant_slides
 from twig.events import Event
+from twig.motor.state import SIT
 
 if TYPE_CHECKING:
     from twig.world import World
@@ -31,6 +32,9 @@ UP_AGAIN = 0.7
 """...and up again once the head is back over this fraction (hysteresis: one fall, not many)."""
 PAIN_BEFORE = 3.0
 """A fall counts as caused by pain if the character felt pain this many seconds before it."""
+LOWERED_BEFORE = 0.5
+"""A character that crouched or sat down on purpose this many seconds before its head went
+down has not fallen."""
 LEAN = np.radians(45.0)
 """A trunk (pelvis to neck) further than this from vertical leans."""
 HUG_REACH = 0.3
@@ -39,8 +43,11 @@ HUG_WINDOW = 1.0
 """...over this many seconds after it joins."""
 HYPER = np.radians(5.0)
 """A knee bent backwards by more than this angle is hyperextended."""
-THROWN = frozenset({"ball"})
-"""Body types that are thrown and kicked: left out of the prop speed."""
+THROWN = frozenset({"ball", "weight"})
+"""Body types that are thrown, kicked or dropped: left out of the prop speed."""
+NOT_PROPS = frozenset({"humanoid", "cloth", "rope", "stick", "tetrahedron"})
+"""Body types that are not props (characters, and the physics demos' cloths, ropes, sticks and
+tetrahedra, which swing and fall as fast as physics takes them)."""
 EVENTS = ("pain", "hug", "action", "behavior", "controller")
 
 
@@ -52,12 +59,19 @@ class CheckWatch:
         self.world = world
         self.events: list[Event] = []
         self.depth = 0.0
+        self.characters = list(world.characters)
+        # Per tick, whether each character is lowering itself on purpose (crouching or
+        # bending to reach down, sitting): a head that goes down then is not a fall.
+        self.lowered: list[list[bool]] = [[False] * len(self.characters)]
         self._sub = world.events.subscribe(self.events.append, EVENTS)
         world.on_tick_end.append(self._on_tick)
 
     def _on_tick(self) -> None:
         if self.world.contact_count:
             self.depth = max(self.depth, float(self.world.contacts.depth.max()))
+        self.lowered.append([c.alive and (c._table["crouch"][c._row] > 0.0
+                                          or c._table["mode"][c._row] == SIT)
+                             for c in self.characters])
 
     def stop(self) -> None:
         """Stop collecting (what was collected is kept)."""
@@ -150,6 +164,9 @@ class _Run:
         self.stride = max(1, round(FRAME_S / dt))
         self.events = watch.events
         self.depth = watch.depth
+        lowered = np.array(watch.lowered, dtype=bool).reshape(len(watch.lowered), -1)
+        self.lowered = {c.name: lowered[:len(self.t), k]
+                        for k, c in enumerate(watch.characters)}
         self.characters = [c for c in world.characters if f"{c.name}/head" in
                            set(arrays["node_name"].tolist())]
         self.meta = {c.name: world._body_record(c.id).meta for c in self.characters}
@@ -198,7 +215,11 @@ def _falls(run: _Run) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, n
         head = run.node(c.name, "head")[:, 1]
         standing = float(head[0])
         down_masks[c.name] = head < DOWN * standing
+        back = max(1, round(LOWERED_BEFORE / run.dt))
+        lowered = run.lowered.get(c.name)
         for k in episodes(down_masks[c.name], head > UP_AGAIN * standing):
+            if lowered is not None and lowered[max(0, k - back):k + 1].any():
+                continue  # crouching or sitting down, not falling
             t = float(run.t[k])
             pain = bool(((run.pains[c.name] >= t - PAIN_BEFORE) &
                          (run.pains[c.name] <= t)).any())
@@ -261,10 +282,10 @@ def _hugs(run: _Run) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def _props(run: _Run) -> tuple[float | None, str | None]:
-    """Fastest speed (m/s, tick to tick) of a node of a body other than a humanoid or a
-    thrown/kicked type (:data:`THROWN`), and the body's name."""
+    """Fastest speed (m/s, tick to tick) of a node of a prop (not of :data:`NOT_PROPS`)
+    other than those thrown and kicked (:data:`THROWN`), and the prop's name."""
     body, kind = run.arrays["node_body"], run.arrays["body_type"]
-    cols = np.flatnonzero((kind != "humanoid") & ~np.isin(kind, list(THROWN)) & (body != ""))
+    cols = np.flatnonzero(~np.isin(kind, list(NOT_PROPS | THROWN)) & (body != ""))
     if len(cols) == 0 or len(run.pos) < 2:
         return None, None
     speed = np.linalg.norm(np.diff(run.pos[:, cols], axis=0), axis=2) / run.dt
