@@ -11,6 +11,7 @@ from expected import BVH_JOINTS, simulated_joints
 
 import twig
 from twig.export import ExportError, write_gltf
+from twig.view.palette import body_colors
 
 _DTYPES = {pygltflib.FLOAT: np.float32, pygltflib.UNSIGNED_BYTE: np.uint8,
            pygltflib.UNSIGNED_SHORT: np.uint16, pygltflib.UNSIGNED_INT: np.uint32}
@@ -125,6 +126,33 @@ def test_playground_is_valid_for_the_khronos_validator(scene, gltf_validator):
     assert {b.name for b in recording.bodies} <= names
 
 
+def test_joint_names_are_unique_and_each_character_has_its_own_material(scene):
+    """Both humanoids used the same joint names, so three.js renamed the child's ``Hips_1``,
+    ``Head_1``...; and every figure shared one skin material though the viewer colours each
+    character. Now joints are ``adult:Hips``..., and each character's mesh has a material
+    named after it in its viewer colour (linear RGB)."""
+    world, _, path = scene
+    doc = pygltflib.GLTF2().load(str(path))
+    names = [n.name for n in doc.nodes]
+    assert len(names) == len(set(names))
+    assert {"adult:Hips", "child:Hips", "adult:LeftHand", "child:Head"} <= set(names)
+    types = [b.type for b in world.bodies]
+    colours = body_colors(types)
+    for name in ("adult", "child"):
+        body = world.body(name)
+        material = doc.materials[doc.meshes[doc.nodes[names.index(f"{name}/mesh")].mesh]
+                                 .primitives[0].material]
+        srgb = colours[[b.name for b in world.bodies].index(name)] / 255.0
+        want = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+        assert material.name == body.name
+        np.testing.assert_allclose(material.pbrMetallicRoughness.baseColorFactor[:3], want,
+                                   atol=1e-6)
+    skins = [doc.materials[doc.meshes[doc.nodes[names.index(f"{n}/mesh")].mesh]
+                           .primitives[0].material].pbrMetallicRoughness.baseColorFactor
+             for n in ("adult", "child")]
+    assert skins[0] != skins[1]
+
+
 def test_validator_reports_a_broken_file(scene, gltf_validator, tmp_path):
     """The check above can fail: the validator finds errors in a damaged copy."""
     _, _, path = scene
@@ -165,7 +193,7 @@ def test_humanoid_joints_and_skin_follow_the_nodes(scene, frame):
     parent = [-1, 0, 1, 2, 3, 2, 5, 6, 7, 2, 9, 10, 11, 0, 13, 14, 0, 16, 17]
     for name in ("adult", "child"):
         want = simulated_joints(recording, name)[frame]
-        nodes = [seen.node(j, under=name) for j in BVH_JOINTS]
+        nodes = [seen.node(f"{name}:{j}", under=name) for j in BVH_JOINTS]
         got = np.array([seen.world[i][:3, 3] for i in nodes])
         assert np.linalg.norm(got - want, axis=1).max() < 1e-5  # float32 in the file
         rest = np.zeros((len(nodes), 3))
@@ -198,7 +226,8 @@ def test_humanoid_joints_sit_on_the_nodes_in_every_frame(motion, tmp_path):
     doc = pygltflib.GLTF2().load(str(path))
     want = simulated_joints(motion.recording, motion.character)
     first = Evaluated(path, 0, doc)
-    nodes = [first.node(j, under=motion.character) for j in BVH_JOINTS]
+    nodes = [first.node(f"{motion.character}:{j}", under=motion.character)
+             for j in BVH_JOINTS]
     got = np.array([[seen.world[i][:3, 3] for i in nodes]
                     for seen in (Evaluated(path, f, doc) for f in range(len(want)))])
     error = np.linalg.norm(got - want, axis=-1)

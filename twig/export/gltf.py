@@ -32,10 +32,12 @@ from twig.export.meshes import Mesh, box, capsule, grid
 from twig.export.recording import RecordedBody, RecordedVolume, Recording
 from twig.export.rotations import basis, carried_twist, continuous, quaternions, unit
 from twig.export.skeleton import JOINT_NAMES, LINK_PIECES, NODE_JOINT, POINTS, points, pose
+from twig.view.palette import body_colors
 
-COLOURS = {"humanoid": (0.85, 0.62, 0.45, 1.0), "ball": (0.85, 0.2, 0.15, 1.0),
-           "cloth": (0.3, 0.45, 0.8, 1.0), "rope": (0.55, 0.4, 0.25, 1.0)}
-"""Base colour per body type (RGBA, linear); other types are grey."""
+COLOURS = {"ball": (0.85, 0.2, 0.15, 1.0), "cloth": (0.3, 0.45, 0.8, 1.0),
+           "rope": (0.55, 0.4, 0.25, 1.0)}
+"""Base colour per prop type (RGBA, linear); other types are grey. Each humanoid has its own
+material in its viewer colour (:func:`twig.view.palette.character_color`)."""
 GREY = (0.6, 0.6, 0.62, 1.0)
 LINK_RADIUS = 0.01
 """Radius of the capsules drawn on the visible links of bodies without volumes, metres."""
@@ -58,7 +60,8 @@ def write_gltf(recording: Recording, path: str | PathLike) -> Path:
         raise ExportError("the recording has no body to export")
     t = arrays["t"]
     doc = Document(t - t[0])
-    for body in recording.bodies:
+    colours = body_colors([body.type for body in recording.bodies])
+    for body, colour in zip(recording.bodies, colours, strict=True):
         frames = alive(arrays["pos"][:, np.asarray(body.columns)])
         if len(frames) == 0:
             continue
@@ -70,7 +73,7 @@ def write_gltf(recording: Recording, path: str | PathLike) -> Path:
             present[frames] = 1.0
             doc.animate(group, "scale", present, step=True)
         if body.type == "humanoid":
-            _humanoid(doc, group, body, pos, recording.dt)
+            _humanoid(doc, group, body, pos, recording.dt, _linear(colour))
         else:
             _PROPS.get(body.type, _volumes)(doc, group, body, pos, arrays)
     return write_files({target: doc.encode(binary=target.suffix.lower() == ".glb")})[0]
@@ -85,11 +88,19 @@ def _held(pos: np.ndarray, frames: np.ndarray) -> np.ndarray:
     return pos[nearest]
 
 
+def _linear(srgb: np.ndarray) -> tuple[float, float, float, float]:
+    """An 8-bit sRGB colour as the linear RGBA a glTF ``baseColorFactor`` holds."""
+    c = np.asarray(srgb, dtype=np.float64) / 255.0
+    r, g, b = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).round(6).tolist()
+    return r, g, b, 1.0
+
+
 def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
-              frame_time: float) -> None:
+              frame_time: float, colour: tuple[float, float, float, float]) -> None:
     """A skinned capsule mesh on the humanoid skeleton, with joint translation and rotation
-    keyframes (recorded every ``frame_time`` seconds): each joint on its node, each capsule
-    rigid on its joint."""
+    keyframes (recorded every ``frame_time`` seconds): each joint on its node (named
+    ``body:Joint``, so that two characters' joints never share a name), each capsule rigid
+    on its joint, in the character's own ``colour``."""
     nodes = humanoid_nodes(pos, body)
     skeleton = humanoid_skeleton(body)
     posed = pose(skeleton, nodes, frame_time)
@@ -97,7 +108,7 @@ def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
     for j, name in enumerate(JOINT_NAMES):
         parent = group if skeleton.parents[j] < 0 else joints[skeleton.parents[j]]
         offset = skeleton.rest[j] if skeleton.parents[j] < 0 else skeleton.offsets[j]
-        joints.append(doc.node(name, parent, translation=offset.tolist()))
+        joints.append(doc.node(f"{body.name}:{name}", parent, translation=offset.tolist()))
     rotations = continuous(quaternions(posed.local))
     for j, node in enumerate(joints):
         doc.animate(node, "translation", posed.offsets[:, j])
@@ -121,7 +132,7 @@ def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
     weights[:, 0] = 1.0
     joint_index = np.zeros((len(owner), 4), dtype=np.int64)
     joint_index[:, 0] = owner
-    doc.node(f"{body.name}/mesh", mesh=doc.mesh(mesh, doc.material(COLOURS["humanoid"]),
+    doc.node(f"{body.name}/mesh", mesh=doc.mesh(mesh, doc.material(colour, name=body.name),
                                                   body.name, (joint_index, weights)),
              skin=skin)
 

@@ -54,12 +54,13 @@ class Document:
         return len(self.gltf.accessors) - 1
 
     def material(self, rgba: tuple[float, float, float, float], double_sided: bool = False,
-                 ) -> int:
-        """A plain coloured material (one per colour)."""
-        key = (rgba, double_sided)
+                 name: str | None = None) -> int:
+        """A plain coloured material (one per colour, or per ``name`` given)."""
+        key = (rgba, double_sided, name)
         if key not in self._materials:
             self._materials[key] = len(self.gltf.materials)
             self.gltf.materials.append(gl.Material(
+                name=name,
                 pbrMetallicRoughness=gl.PbrMetallicRoughness(
                     baseColorFactor=list(rgba), metallicFactor=0.0, roughnessFactor=0.8),
                 doubleSided=double_sided))
