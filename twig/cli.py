@@ -40,9 +40,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
     run.add_argument("--bvh-fps", metavar="FPS", type=arg.positive,
                      help="BVH frame rate (default: every tick, 60)")
-    run.add_argument("--bvh-rigid", action="store_true",
-                     help="BVH with a rigid skeleton: position channels on the root only "
-                          "(default: on every joint, carrying the links' stretch)")
+    bvh_form = run.add_mutually_exclusive_group()
+    bvh_form.add_argument("--bvh-stretch", action="store_true",
+                          help="BVH with position channels on every joint, carrying the links' "
+                               "stretch (exact in bvhio and Blender; three.js adds them to the "
+                               "offsets)")
+    bvh_form.add_argument("--bvh-rigid", action="store_true",
+                          help="BVH with a rigid skeleton, position channels on the root only "
+                               "(the default)")
     run.add_argument("--gltf", metavar="FILE.glb",
                      help="write the whole scene, animated, to a glTF 2.0 file (.glb or .gltf)")
     run.add_argument("--video", metavar="FILE",
@@ -86,8 +91,11 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script.add_argument("--bvh-character", metavar="NAME", help="only this humanoid to --bvh")
     script.add_argument("--bvh-fps", metavar="FPS", type=arg.positive,
                         help="BVH frame rate (default: every tick, 60)")
-    script.add_argument("--bvh-rigid", action="store_true",
-                        help="BVH with a rigid skeleton: position channels on the root only")
+    script_bvh = script.add_mutually_exclusive_group()
+    script_bvh.add_argument("--bvh-stretch", action="store_true",
+                            help="BVH with position channels on every joint (the links' stretch)")
+    script_bvh.add_argument("--bvh-rigid", action="store_true",
+                            help="BVH with a rigid skeleton (the default)")
     script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
     script.add_argument("--trace", metavar="FILE.jsonl", help="write every event as JSON Lines")
     commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
@@ -336,7 +344,7 @@ def _export(args: argparse.Namespace, recording, out: Console) -> None:
 
     if args.bvh:
         for path in write_bvh(recording, args.bvh, character=args.bvh_character,
-                              fps=args.bvh_fps, stretch=not args.bvh_rigid):
+                              fps=args.bvh_fps, stretch=args.bvh_stretch):
             out.print(f"wrote {path}")
     if args.gltf:
         out.print(f"wrote {write_gltf(recording, args.gltf)}")

@@ -22,6 +22,7 @@ from twig.export import Recording
 
 SECONDS = 10.0
 VALIDATOR = Path(__file__).parent / "validator"
+THREEJS = Path(__file__).parent / "threejs"
 
 
 def _rot_y(a: float) -> np.ndarray:
@@ -156,3 +157,28 @@ def gltf_validator() -> Callable[[Path], dict]:
         return json.loads(result.stdout)
 
     return validate
+
+
+@pytest.fixture(scope="session")
+def threejs_bvh() -> Callable[[Path], tuple[list[str], np.ndarray]]:
+    """Read a BVH file with three.js's BVHLoader under node: (bone names, world positions
+    (F, B, 3) in the file's units, every frame).
+
+    Installed by ``.ci/run`` (``npm ci --prefix tests/export/threejs``). Without it the tests
+    that need it fail in CI (``CI`` set) and are skipped elsewhere.
+    """
+    node = shutil.which("node")
+    if node is None or not (THREEJS / "node_modules" / "three").is_dir():
+        message = ("three.js is not installed: run 'npm ci --prefix tests/export/threejs' "
+                   "(needs node)")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+    def read(path: Path) -> tuple[list[str], np.ndarray]:
+        result = subprocess.run([node, str(THREEJS / "read_bvh.js"), str(path)],
+                                capture_output=True, text=True, check=True, timeout=120)
+        out = json.loads(result.stdout)
+        return out["names"], np.array(out["frames"])
+
+    return read

@@ -25,7 +25,7 @@ def test_a_recorded_walk_through_bvh_plays_back_on_the_original_paths(tmp_path):
     world, kid = _walk_world()
     recording = world.record()
     world.run(seconds=3)
-    path = write_bvh(recording, tmp_path / "walk.bvh")[0]
+    path = write_bvh(recording, tmp_path / "walk.bvh", stretch=True)[0]
     original = recording.arrays()["pos"][:, kid.nodes]
 
     clip = load_clip(path)

@@ -155,14 +155,14 @@ def test_a_child_plays_the_adult_clip_with_its_own_bone_lengths():
 
 
 def _recorded_walk_file(tmp_path):
-    """A motor-driven walk (1 s, every tick) through twig's default BVH (position channels
+    """A motor-driven walk (1 s, every tick) through twig's stretch BVH (position channels
     on every joint) and the node paths recorded."""
     world = twig.World(seed=0)
     kid = world.add_humanoid("kid")
     kid.walk((0.3, 0.0, 1.2))
     recording = world.record()
     world.run(seconds=1)
-    path = write_bvh(recording, tmp_path / "walk.bvh")[0]
+    path = write_bvh(recording, tmp_path / "walk.bvh", stretch=True)[0]
     return load_bvh(path), recording.arrays()["pos"][:, kid.nodes]
 
 

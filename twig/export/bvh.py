@@ -5,11 +5,15 @@ Biovision Hierarchy, as Blender, MotionBuilder and retargeting tools read it: th
 automatically), ``Zrotation Xrotation Yrotation`` channels on every joint (``R = Rz Rx Ry``),
 the rest pose facing +z, one frame per recorded frame (1/60 s) or resampled to another rate.
 
-Every joint has position channels too (``Xposition Yposition Zposition``, centimetres): its
-offset from its parent in the parent's rotated frame, frame by frame, so that the joints land
-on the simulated nodes however much the links stretch (the ``OFFSET`` is the rest pose). A
-rigid skeleton (``stretch=False``) has position channels on the root only, as many
-retargeting tools expect; its joints are then off their nodes by the links' stretch.
+The skeleton is rigid: position channels on the root only, so that every reader reads the
+file alike (three.js adds a joint's position channels to its ``OFFSET``, bvhio and Blender
+put the joint at them, bvhtoolbox and pybvh ignore or refuse them below the root). Its bones
+keep their rest lengths and are aimed, from the hips out, at the simulated nodes
+(:func:`~twig.export.skeleton.rigid_nodes`), so each joint is off its node by about the
+stretch of its own link. With ``stretch=True`` every joint has position channels too
+(``Xposition Yposition Zposition``, centimetres): its offset from its parent in the parent's
+rotated frame, frame by frame, so that the joints land on the simulated nodes however much
+the links stretch, for readers that put a joint at its position channels.
 """
 
 from __future__ import annotations
@@ -31,14 +35,14 @@ from twig.export.files import (
 )
 from twig.export.recording import RecordedBody, Recording
 from twig.export.rotations import continuous, euler_zxy, matrices, quaternions, slerp
-from twig.export.skeleton import JOINT_NAMES, Skeleton, pose
+from twig.export.skeleton import JOINT_NAMES, Skeleton, pose, rigid_nodes
 
 CM = 100.0
 """BVH lengths are centimetres."""
 
 
 def write_bvh(recording: Recording, path: str | PathLike, character: str | None = None,
-              fps: float | None = None, stretch: bool = True) -> list[Path]:
+              fps: float | None = None, stretch: bool = False) -> list[Path]:
     """Write the motion of the recording's humanoids to BVH files; returns the paths written.
 
     Parameters
@@ -57,8 +61,9 @@ def write_bvh(recording: Recording, path: str | PathLike, character: str | None 
         offsets linearly).
     stretch
         Position channels on every joint, carrying the links' stretch, so that the joints
-        are exactly where the simulation put them (default); ``False``: a rigid skeleton with
-        rotations only below the root.
+        are exactly where the simulation put them in readers that place a joint at its
+        position channels (bvhio, Blender); default ``False``: a rigid skeleton with
+        rotations only below the root, read alike by every tool.
 
     Raises
     ------
@@ -82,17 +87,18 @@ def write_bvh(recording: Recording, path: str | PathLike, character: str | None 
 
 
 def bvh_text(body: RecordedBody, t: np.ndarray, pos: np.ndarray, frame_time: float,
-             fps: float | None, stretch: bool = True) -> str:
+             fps: float | None, stretch: bool = False) -> str:
     """The BVH file of humanoid ``body`` from recording times ``t`` (F,) and positions
     ``pos`` (F, N, 3) recorded every ``frame_time`` seconds, over the frames in which it
     exists, resampled to ``fps`` if given; position channels on every joint if ``stretch``,
-    else on the root only."""
+    else on the root only (the bones aimed at the nodes at their rest lengths)."""
     nodes = humanoid_nodes(pos, body)
     frames = alive(nodes)
     if len(frames) == 0:
         raise ExportError(f"humanoid {body.name!r} has no recorded frame")
     skeleton = humanoid_skeleton(body)
-    posed = pose(skeleton, nodes[frames], frame_time)
+    track = nodes[frames] if stretch else rigid_nodes(skeleton, nodes[frames])
+    posed = pose(skeleton, track, frame_time)
     times = t[frames]
     offsets, local = posed.offsets, quaternions(posed.local)
     if fps is not None:

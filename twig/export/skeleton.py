@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from twig.bodies.humanoid import NODE_NAMES, add_humanoid
-from twig.export.rotations import basis, carried_twist, settled_twist
+from twig.export.rotations import basis, carried_twist, settled_twist, unit
 from twig.physics import PhysicsWorld
 
 POINTS = (*NODE_NAMES, "hips")
@@ -216,6 +216,42 @@ def pose(skeleton: Skeleton, nodes: np.ndarray, frame_time: float = FRAME_TIME) 
     local[:, is_root] = world[:, is_root]
     offsets[:, is_root] = at[:, is_root]
     return Pose(world, local, offsets)
+
+
+RIGID_CHAIN = (("pelvis", "chest"), ("chest", "neck"), ("neck", "head"),
+               ("neck", "l_shoulder"), ("l_shoulder", "l_elbow"), ("l_elbow", "l_hand"),
+               ("neck", "r_shoulder"), ("r_shoulder", "r_elbow"), ("r_elbow", "r_hand"),
+               ("l_hip", "l_knee"), ("l_knee", "l_foot"), ("r_hip", "r_knee"), ("r_knee", "r_foot"))
+"""The links a rigid skeleton places from the pelvis and hips outward (parents first)."""
+
+
+def rigid_nodes(skeleton: Skeleton, nodes: np.ndarray) -> np.ndarray:
+    """Node positions (F, 16, 3) near ``nodes`` (F, 16, 3) that hold the skeleton's rest
+    lengths exactly, for a skeleton with rotations only below its root: the hips centre
+    where it is, the hip nodes on its hip line at their rest spacing, the pelvis node at its
+    rest place in the plane of the hip line and the pelvis, then each link from its placed
+    parent *towards* its node at its rest length (:data:`RIGID_CHAIN`). Aiming from the
+    placed parent, rather than keeping the link's direction, keeps the error of a joint to
+    the stretch of its own link instead of the sum of the stretches above it."""
+    p = points(nodes)
+    rest = points(skeleton.nodes[None])[0]
+    out = p.copy()
+    hips = p[:, _N["hips"]]
+    across = unit(p[:, _N["l_hip"]] - p[:, _N["r_hip"]])
+    rest_across = unit(rest[_N["l_hip"]] - rest[_N["r_hip"]])
+    half = 0.5 * np.linalg.norm(rest[_N["l_hip"]] - rest[_N["r_hip"]])
+    out[:, _N["l_hip"]] = hips + half * across
+    out[:, _N["r_hip"]] = hips - half * across
+    sacrum = rest[_N["pelvis"]] - rest[_N["hips"]]
+    along = float(sacrum @ rest_across)
+    off = float(np.linalg.norm(sacrum - along * rest_across))
+    to = p[:, _N["pelvis"]] - hips
+    out[:, _N["pelvis"]] = hips + along * across + off * unit(
+        to - np.sum(to * across, axis=-1, keepdims=True) * across)
+    for a, b in RIGID_CHAIN:
+        length = np.linalg.norm(rest[_N[b]] - rest[_N[a]])
+        out[:, _N[b]] = out[:, _N[a]] + length * unit(p[:, _N[b]] - out[:, _N[a]])
+    return out[:, :len(NODE_NAMES)]
 
 
 def _vec(p: np.ndarray, pair: tuple[str, str]) -> np.ndarray:
