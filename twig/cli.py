@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
                                "(the default)")
     run.add_argument("--gltf", metavar="FILE.glb",
                      help="write the whole scene, animated, to a glTF 2.0 file (.glb or .gltf)")
+    run.add_argument("--usd", metavar="FILE.usda",
+                     help="write the humanoids, animated, to a USD file (UsdSkel; needs "
+                          "usd-core)")
     run.add_argument("--video", metavar="FILE",
                      help="render a video: FILE.mp4 (H.264), FILE.gif, or frames/ (PNG files)")
     run.add_argument("--video-size", default="640x360", metavar="WxH",
@@ -97,6 +100,7 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     script_bvh.add_argument("--bvh-rigid", action="store_true",
                             help="BVH with a rigid skeleton (the default)")
     script.add_argument("--gltf", metavar="FILE.glb", help="write the scene, animated, to glTF")
+    script.add_argument("--usd", metavar="FILE.usda", help="write the humanoids to USD (UsdSkel)")
     script.add_argument("--trace", metavar="FILE.jsonl", help="write every event as JSON Lines")
     commands = sub.add_parser("commands", help="list the commands scripts and clients can call")
     commands.add_argument("--json", action="store_true",
@@ -248,8 +252,8 @@ def _run(args: argparse.Namespace, compiled: float | None = None) -> int:
     if script is not None:
         script.output = lambda line: out.print(line, markup=False, highlight=False,
                                               soft_wrap=True)
-    recording = world.record() if args.npz or args.bvh or args.gltf else None
-    if args.bvh or args.gltf:
+    recording = world.record() if args.npz or args.bvh or args.gltf or args.usd else None
+    if args.bvh or args.gltf or args.usd:
         _check_exports(args, recording)
     trace = story = None
     if args.trace:
@@ -319,7 +323,7 @@ def _simulate(args: argparse.Namespace, world, recording, script, out: Console, 
         for line in story.lines():
             out.print(line, markup=False, highlight=False)
     out.print(summary_table(world))
-    if args.bvh or args.gltf:
+    if args.bvh or args.gltf or args.usd:
         _export(args, recording, out)
     if args.npz:
         recording.save(args.npz)
@@ -329,17 +333,23 @@ def _simulate(args: argparse.Namespace, world, recording, script, out: Console, 
 
 def _check_exports(args: argparse.Namespace, recording) -> None:
     """Fail before the run, not after it, on an unwritable path or a missing humanoid."""
-    from twig.export.files import check_writable, humanoids
+    from twig.export.files import as_path, check_writable, humanoids
 
-    for path in (args.bvh, args.gltf):
+    for path in (args.bvh, args.gltf, args.usd):
         if path:
             check_writable(path)
     if args.bvh:
         humanoids(recording, args.bvh_character)
+    if args.usd:
+        from twig.export.usd import require_usd
+
+        as_path(args.usd, ".usda", ".usd")
+        humanoids(recording)
+        require_usd()
 
 
 def _export(args: argparse.Namespace, recording, out: Console) -> None:
-    """Write the --bvh and --gltf files of a finished run."""
+    """Write the --bvh, --gltf and --usd files of a finished run."""
     from twig.export import write_bvh, write_gltf
 
     if args.bvh:
@@ -348,6 +358,10 @@ def _export(args: argparse.Namespace, recording, out: Console) -> None:
             out.print(f"wrote {path}")
     if args.gltf:
         out.print(f"wrote {write_gltf(recording, args.gltf)}")
+    if args.usd:
+        from twig.export.usd import write_usd
+
+        out.print(f"wrote {write_usd(recording, args.usd)}")
 
 
 def _script_command(args: argparse.Namespace) -> int:
@@ -357,7 +371,7 @@ def _script_command(args: argparse.Namespace) -> int:
         out = console()
 
         def exports(recording, stage):
-            if not (args.bvh or args.gltf):
+            if not (args.bvh or args.gltf or args.usd):
                 return recording if args.npz else None
             if stage == "check":
                 _check_exports(args, recording)

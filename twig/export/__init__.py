@@ -1,4 +1,5 @@
-"""Exporters over a recording (``world.record()``): BVH, glTF 2.0 and NPZ trajectories.
+"""Exporters over a recording (``world.record()``): BVH, glTF 2.0, USD (UsdSkel) and NPZ
+trajectories.
 
 >>> import twig
 >>> from twig.export import write_bvh, write_gltf
@@ -19,6 +20,7 @@ from twig.export.bvh import write_bvh
 from twig.export.files import ExportError
 from twig.export.gltf import write_gltf
 from twig.export.recording import RecordedBody, RecordedVolume, Recording
+from twig.export.usd import write_usd
 
 __all__ = ["ExportError", "RecordedBody", "RecordedVolume", "Recording", "write_bvh",
-           "write_gltf"]
+           "write_gltf", "write_usd"]

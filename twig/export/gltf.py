@@ -31,8 +31,16 @@ from twig.export.gltf_document import Document
 from twig.export.meshes import Mesh, box, capsule, grid
 from twig.export.recording import RecordedBody, RecordedVolume, Recording
 from twig.export.rotations import basis, carried_twist, continuous, quaternions, unit
-from twig.export.skeleton import JOINT_NAMES, LINK_PIECES, NODE_JOINT, POINTS, points, pose
-from twig.view.palette import body_colors
+from twig.export.skeleton import (
+    JOINT_NAMES,
+    LINK_PIECES,
+    NODE_JOINT,
+    POINTS,
+    Skeleton,
+    points,
+    pose,
+)
+from twig.view.palette import body_colors, linear
 
 COLOURS = {"ball": (0.85, 0.2, 0.15, 1.0), "cloth": (0.3, 0.45, 0.8, 1.0),
            "rope": (0.55, 0.4, 0.25, 1.0)}
@@ -73,7 +81,7 @@ def write_gltf(recording: Recording, path: str | PathLike) -> Path:
             present[frames] = 1.0
             doc.animate(group, "scale", present, step=True)
         if body.type == "humanoid":
-            _humanoid(doc, group, body, pos, recording.dt, _linear(colour))
+            _humanoid(doc, group, body, pos, recording.dt, (*linear(colour), 1.0))
         else:
             _PROPS.get(body.type, _volumes)(doc, group, body, pos, arrays)
     return write_files({target: doc.encode(binary=target.suffix.lower() == ".glb")})[0]
@@ -86,13 +94,6 @@ def _held(pos: np.ndarray, frames: np.ndarray) -> np.ndarray:
     nearest = np.where(np.abs(frames[before] - np.arange(len(pos)))
                        < np.abs(frames[k] - np.arange(len(pos))), frames[before], frames[k])
     return pos[nearest]
-
-
-def _linear(srgb: np.ndarray) -> tuple[float, float, float, float]:
-    """An 8-bit sRGB colour as the linear RGBA a glTF ``baseColorFactor`` holds."""
-    c = np.asarray(srgb, dtype=np.float64) / 255.0
-    r, g, b = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).round(6).tolist()
-    return r, g, b, 1.0
 
 
 def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
@@ -113,21 +114,8 @@ def _humanoid(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
     for j, node in enumerate(joints):
         doc.animate(node, "translation", posed.offsets[:, j])
         doc.animate(node, "rotation", rotations[:, j])
-    local = {int(c): body.node_names[i] for i, c in enumerate(body.columns)}
-    rest = dict(zip(POINTS, points(skeleton.nodes[None])[0], strict=True))
-    parts, owners = [], []
-    for vol in body.volumes:
-        if vol.kind == "box":
-            continue
-        a, b = local[int(vol.columns[0])], local[int(vol.columns[1])]
-        pieces = (LINK_PIECES.get((a, b)) or LINK_PIECES.get((b, a))
-                  or ((a, b, NODE_JOINT[a]),))
-        for start, end, joint in pieces:
-            parts.append(capsule(rest[start], rest[end], vol.radius))
-            owners.append(np.full(len(parts[-1].positions), JOINT_NAMES.index(joint)))
     skin = doc.skin(joints, skeleton.rest, joints[0], body.name)
-    mesh = Mesh.join(parts)
-    owner = np.concatenate(owners)
+    mesh, owner = capsule_skin(body, skeleton)
     weights = np.zeros((len(owner), 4))
     weights[:, 0] = 1.0
     joint_index = np.zeros((len(owner), 4), dtype=np.int64)
@@ -230,3 +218,23 @@ def _cloth(doc: Document, group: int, body: RecordedBody, pos: np.ndarray,
 
 _PROPS = {"cloth": _cloth}
 """Body type -> how it is drawn, where it is not one node per volume."""
+
+
+def capsule_skin(body: RecordedBody, skeleton: Skeleton) -> tuple[Mesh, np.ndarray]:
+    """A humanoid's capsules in the skeleton's rest pose (metres) and the joint (index into
+    :data:`JOINT_NAMES`) each vertex is bound to: one capsule per capsule volume with the
+    world's radii, split into pieces that each lie along one joint's bone
+    (:data:`~twig.export.skeleton.LINK_PIECES`: the shoulder line is two collar bones)."""
+    local = {int(c): body.node_names[i] for i, c in enumerate(body.columns)}
+    rest = dict(zip(POINTS, points(skeleton.nodes[None])[0], strict=True))
+    parts, owners = [], []
+    for vol in body.volumes:
+        if vol.kind == "box":
+            continue
+        a, b = local[int(vol.columns[0])], local[int(vol.columns[1])]
+        pieces = (LINK_PIECES.get((a, b)) or LINK_PIECES.get((b, a))
+                  or ((a, b, NODE_JOINT[a]),))
+        for start, end, joint in pieces:
+            parts.append(capsule(rest[start], rest[end], vol.radius))
+            owners.append(np.full(len(parts[-1].positions), JOINT_NAMES.index(joint)))
+    return Mesh.join(parts), np.concatenate(owners)

@@ -64,3 +64,12 @@ def body_colors(types: list[str]) -> np.ndarray:
         else:
             out[i] = PROP_COLORS.get(kind, OTHER_COLOR)
     return out
+
+
+def linear(color: tuple[int, int, int] | np.ndarray) -> tuple[float, float, float]:
+    """An 8-bit sRGB colour as linear RGB in [0, 1] (the IEC 61966-2-1 transfer curve), as
+    file formats that take linear colours hold it (a glTF ``baseColorFactor``, a USD
+    ``displayColor``)."""
+    c = np.asarray(color, dtype=np.float64) / 255.0
+    r, g, b = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).round(6).tolist()
+    return r, g, b
