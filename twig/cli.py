@@ -178,6 +178,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
         arg.check_output("--bvh", args.bvh)
         arg.check_output("--gltf", args.gltf)
         arg.check_suffix("--gltf", args.gltf, ".glb", ".gltf")
+        arg.check_output("--usd", args.usd)
+        arg.check_suffix("--usd", args.usd, ".usda", ".usd")
     if args.command == "run" and args.video:
         arg.check_output("--video", args.video, folder_ok=True)
         if not (args.video.endswith(("/", "\\")) or Path(args.video).is_dir()):
@@ -333,7 +335,7 @@ def _simulate(args: argparse.Namespace, world, recording, script, out: Console, 
 
 def _check_exports(args: argparse.Namespace, recording) -> None:
     """Fail before the run, not after it, on an unwritable path or a missing humanoid."""
-    from twig.export.files import as_path, check_writable, humanoids
+    from twig.export.files import check_writable, humanoids
 
     for path in (args.bvh, args.gltf, args.usd):
         if path:
@@ -343,7 +345,6 @@ def _check_exports(args: argparse.Namespace, recording) -> None:
     if args.usd:
         from twig.export.usd import require_usd
 
-        as_path(args.usd, ".usda", ".usd")
         humanoids(recording)
         require_usd()
 
