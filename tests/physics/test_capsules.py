@@ -72,17 +72,21 @@ def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
     pair_f[0, r.SEPARATED] += pair_f[0, r.LARGEST]
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+INVERSE_MASSES = arrays(np.float64, 4, elements=st.sampled_from([0.0, 0.2, 1.0, 2.0, 5.0]))
+"""Inverse masses of a pair's four nodes: 0 is a locked, planted or kinematic node."""
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
 @given(ends=arrays(np.float64, (4, 3), elements=st.floats(-0.2, 0.2)),
        motion=arrays(np.float64, (4, 3), elements=st.floats(-0.03, 0.03)),
        radii=st.tuples(st.floats(0.03, 0.15), st.floats(0.03, 0.15)),
        sphere=st.booleans(), first=st.booleans(), passive_b=st.booleans(),
-       grounded=st.booleans(), driven=st.booleans(), mu=st.floats(0.0, 2.0))
+       grounded=st.booleans(), driven=st.booleans(), mu=st.floats(0.0, 2.0),
+       w=INVERSE_MASSES)
 def test_capsule_contact_matches_the_general_contact(ends, motion, radii, sphere,
-                                                     first, passive_b, grounded, driven, mu):
+                                                     first, passive_b, grounded, driven, mu, w):
     pos = ends.copy()
     prev = pos - motion
-    w = np.array([1.0, 2.0, 0.5, 1.5])
     flags = np.array([GROUNDED if grounded else 0, 0, MOVING if driven else 0,
                       MOVING if driven else 0], dtype=np.uint8)
     gn = np.zeros((4, 3))
@@ -147,3 +151,48 @@ def test_remembered_distances_bound_the_distance_from_below(ends, moves):
         _distance(pos) + 1e-12)
     # A row never written (zeros) bounds nothing above zero.
     assert memory[0, 0] - drift(pos, memory, 0, 0, 0, 1, 2, 3) <= 0.0
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(ends=arrays(np.float64, (4, 3), elements=st.floats(-0.2, 0.2)),
+       radii=st.tuples(st.floats(0.0, 0.15), st.floats(0.0, 0.15)),
+       w=INVERSE_MASSES, grounded=arrays(np.bool_, 4),
+       shape=st.sampled_from(["any", "sphere", "point", "parallel", "planted"]),
+       end=st.floats(0.0, 0.05))
+def test_a_contact_push_moves_no_node_more_than_twice_the_overlap(ends, radii, w, grounded,
+                                                                  shape, end):
+    """Whatever the configuration, degenerate ones included (a capsule of zero length, a
+    segment parallel to the other, a contact at a capsule's end whose other node alone can
+    move: a knee over a planted foot that a stepping foot presses), one projection moves no
+    node more than ``LEVER`` times the overlap it repairs. Jakobsen's rule alone moves a
+    free node ``depth / c`` for a contact at coefficient ``c`` of it: metres, over a tick's
+    iterations, as ``c`` goes to 0."""
+    pos = ends.copy()
+    if shape == "sphere":
+        pos[1] = pos[0]
+    elif shape == "point":
+        pos[1] = pos[0] + 1e-13
+    elif shape == "parallel":
+        pos[3] = pos[2] + (pos[1] - pos[0])
+    elif shape == "planted":  # a shin (knee 0, planted foot 1) pressed near the foot by an
+        pos[0] = pos[1] + (0.0, 0.45, 0.0) + 0.5 * ends[0]  # immovable capsule across it
+        pos[2] = pos[1] + end * (pos[0] - pos[1]) + 0.5 * ends[2] * (1.0, 0.0, 1.0)
+        pos[3] = pos[2] + ends[3] + (0.0, 0.0, 0.1)
+        w = np.array([w[0] or 1.0, 0.0, 0.0, 0.0])
+    prev = pos.copy()
+    flags = np.where(grounded, GROUNDED, 0).astype(np.uint8)
+    gn = np.zeros((4, 3))
+    gn[:, 1] = 1.0
+    pair_i = np.array([[0, 1, 1, 1, 2, 3, 3, 3]], dtype=np.int32)
+    row = _row(1.0, False)
+    row[0, r.ALLOWED] = 1.0  # the tick's allowance does not bound it: the rule must
+    for k in range(12):  # a first sweep's repeats, then later iterations
+        s, t = segment_params(pos, 0, 1, 2, 3)
+        overlap = max(0.0, radii[0] + radii[1] - distance_at(pos, 0, 1, 2, 3, s, t))
+        before = pos.copy()
+        push = capsule_contact(pos, prev, w, w.copy(), flags, gn, pair_i, row, 0, *radii, s, t,
+                               k == 0, DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
+                               np.zeros(2, dtype=np.int64))
+        assert push <= overlap + 1e-12
+        moved = np.linalg.norm(pos - before, axis=1).max()
+        assert moved <= r.LEVER * overlap + 1e-12, (k, moved, overlap)

@@ -25,6 +25,7 @@ from twig.physics.collision.response import (
     DEPTH,
     ENERGY,
     GAP,
+    LEVER,
     MOVE_A,
     MOVE_B,
     NORMAL,
@@ -255,11 +256,18 @@ def _share(wi, flag, gx, gy, gz, sg, nx, ny, nz):
 
 @hot_kernel
 def _lambda(ca0, ca1, cb0, cb1, wa0, wa1, wb0, wb1, depth):
-    """Jakobsen's multiplier ``depth / sum c^2 w`` (0 when nothing can move). A zero
-    coefficient adds ``+0.0`` (the inverse masses are finite and not negative), so every
-    term is added: which coefficients are zero, a capsule's end or not, is a coin flip."""
+    """Jakobsen's multiplier ``depth / sum c^2 w`` (0 when nothing can move), limited so
+    that no node moves more than ``LEVER * depth`` (``response.push_capsules`` does the
+    same): where the only movable node is a capsule's far end, ``c_k`` small (a knee over a
+    planted foot that a stepping foot presses), the rule alone would move it ``depth / c_k``
+    and, iteration after iteration, metres. A zero coefficient adds ``+0.0`` (the inverse
+    masses are finite and not negative), so every term is added: which coefficients are
+    zero, a capsule's end or not, is a coin flip."""
     s = ca0 * ca0 * wa0 + ca1 * ca1 * wa1 + cb0 * cb0 * wb0 + cb1 * cb1 * wb1
-    return depth / s if s > 0.0 else 0.0
+    if s <= 0.0:
+        return 0.0
+    big = max(ca0 * wa0, ca1 * wa1, cb0 * wb0, cb1 * wb1)
+    return min(depth / s, LEVER * depth / big)
 
 
 @hot_kernel
