@@ -206,10 +206,11 @@ class Grab(ArmTask):
             self.who._grip(self.side, self.node, self.item)
             stoop(self.who, None)
             if self.carry:
-                # At the side, out and forward, the elbow bent: kept by the kernel; the legs
-                # pass what hangs from the hand (a doll would trip the carrier).
+                # At the side, out and forward, the elbow bent (high enough that a child's
+                # doll hangs clear of the ground): kept by the kernel; the legs pass what
+                # hangs from the hand (a doll would trip the carrier).
                 out = 0.25 if self.side == "right" else -0.25
-                self.drive(self.side, np.array([out, -0.6, 0.35]), speed=1.0, mode=HAND_CARRY)
+                self.drive(self.side, np.array([out, -0.45, 0.4]), speed=1.0, mode=HAND_CARRY)
                 vols = world.volumes["body"]
                 self.filters = [
                     Filter(world, np.flatnonzero(vols == self.item.id), group=CARRY_GROUP),

@@ -198,15 +198,15 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
               gaze[c], gaze_on[c], gaze_dir[c], dt)
         for k in range(2):
             if hand_mode[c, k] == HAND_DRIVE:
-                _hand(pos, flags, move_target, move_time, nd, k, arm[c], hand_target[c, k, 0],
-                      hand_target[c, k, 1], hand_target[c, k, 2], hand_speed[c, k],
-                      hand_dist, c, dt)
+                _hand(pos, prev, flags, move_target, move_time, nd, k, arm[c],
+                      hand_target[c, k, 0], hand_target[c, k, 1], hand_target[c, k, 2],
+                      hand_speed[c, k], False, hand_dist, c, dt)
             elif hand_mode[c, k] == HAND_PULL:
                 _pull_hand(pos, prev, acc, flags, nd, k, hand_target[c, k], hand_dist, c, dt)
             elif hand_mode[c, k] == HAND_CARRY:
                 gx, gy, gz = _in_shoulder_frame(pos, nd, k, arm[c], hand_target[c, k])
-                _hand(pos, flags, move_target, move_time, nd, k, arm[c], gx, gy, gz,
-                      hand_speed[c, k], hand_dist, c, dt)
+                _hand(pos, prev, flags, move_target, move_time, nd, k, arm[c], gx, gy, gz,
+                      hand_speed[c, k], True, hand_dist, c, dt)
         breath[c] += dt * 2.0 * math.pi * (0.25 + 0.15 * math.sqrt(
             walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2))
 
@@ -430,11 +430,24 @@ def _head(pos, prev, acc, inv_mass, nd, head_len, wv, face, face_on, gaze, gaze_
 
 
 @kernel
-def _hand(pos, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, hand_dist, c, dt):
+def _hand(pos, prev, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, follow,
+          hand_dist, c, dt):
     """Move hand ``k`` straight toward its target (clamped to the arm's reach from the
-    shoulder) at up to ``speed`` m/s; records the distance left to the unclamped target."""
+    shoulder) at up to ``speed`` m/s; records the distance left to the unclamped target.
+
+    With ``follow`` (a pose held in the body's frame, HAND_CARRY) the speed is relative to
+    the shoulder, which the hand first follows by its displacement this tick: a kinematic
+    hand slower than its carrier falls behind and, immovable, holds the shoulder back (a
+    child running at 1.2 m/s with its doll at 1 m/s ran bent double)."""
     sh = nd[L_SHOULDER] if k == 0 else nd[R_SHOULDER]
     hd = nd[L_HAND] if k == 0 else nd[R_HAND]
+    bx = pos[hd, 0]
+    by = pos[hd, 1]
+    bz = pos[hd, 2]
+    if follow:
+        bx += pos[sh, 0] - prev[sh, 0]
+        by += pos[sh, 1] - prev[sh, 1]
+        bz += pos[sh, 2] - prev[sh, 2]
     ox = tx - pos[sh, 0]
     oy = ty - pos[sh, 1]
     oz = tz - pos[sh, 2]
@@ -447,54 +460,44 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, han
     qx = pos[sh, 0] + ox
     qy = pos[sh, 1] + oy
     qz = pos[sh, 2] + oz
-    dx = qx - pos[hd, 0]
-    dy = qy - pos[hd, 1]
-    dz = qz - pos[hd, 2]
+    dx = qx - bx
+    dy = qy - by
+    dz = qz - bz
     d = math.sqrt(dx * dx + dy * dy + dz * dz)
     step = speed * dt
     if d > step:
         dx *= step / d
         dy *= step / d
         dz *= step / d
-    _drive(pos, flags, move_target, move_time, hd, pos[hd, 0] + dx, pos[hd, 1] + dy,
-           pos[hd, 2] + dz, dt)
-    ex = tx - pos[hd, 0] - dx
-    ey = ty - pos[hd, 1] - dy
-    ez = tz - pos[hd, 2] - dz
+    _drive(pos, flags, move_target, move_time, hd, bx + dx, by + dy, bz + dz, dt)
+    ex = tx - bx - dx
+    ey = ty - by - dy
+    ez = tz - bz - dz
     hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
 @kernel
 def _in_shoulder_frame(pos, nd, k, arm, local):
     """World point of ``local`` (right, up, forward; arm lengths) from shoulder ``k``, in the
-    frame of the shoulder line and the upper spine."""
-    ls, rs, nk, ch = nd[L_SHOULDER], nd[R_SHOULDER], nd[NECK], nd[CHEST]
-    ax = pos[ls, 0] - pos[rs, 0]
-    ay = pos[ls, 1] - pos[rs, 1]
-    az = pos[ls, 2] - pos[rs, 2]
-    ux = pos[nk, 0] - pos[ch, 0]
-    uy = pos[nk, 1] - pos[ch, 1]
-    uz = pos[nk, 2] - pos[ch, 2]
-    fx = ay * uz - az * uy  # forward = left x up
-    fy = az * ux - ax * uz
-    fz = ax * uy - ay * ux
-    fl = math.sqrt(fx * fx + fy * fy + fz * fz)
-    ul = math.sqrt(ux * ux + uy * uy + uz * uz)
+    frame of the shoulder line and the vertical (forward level).
+
+    Not the upper spine's frame: a pose below the shoulder held in it swings back and down
+    as the trunk pitches forward, and the kinematic hand following it pulls the shoulders
+    further down (a child carrying its doll ran with its trunk 45-89 degrees from vertical
+    in a fifth of its frames)."""
+    ls, rs = nd[L_SHOULDER], nd[R_SHOULDER]
+    fx = -(pos[ls, 2] - pos[rs, 2])  # forward = left x up, up = +y
+    fz = pos[ls, 0] - pos[rs, 0]
+    fl = math.sqrt(fx * fx + fz * fz)
     sh = ls if k == 0 else rs
-    if fl < 1e-9 or ul < 1e-9:
+    if fl < 1e-9:
         return pos[sh, 0], pos[sh, 1], pos[sh, 2]
     fx /= fl
-    fy /= fl
     fz /= fl
-    ux /= ul
-    uy /= ul
-    uz /= ul
-    rx = fy * uz - fz * uy  # right = forward x up
-    ry = fz * ux - fx * uz
-    rz = fx * uy - fy * ux
-    return (pos[sh, 0] + arm * (local[0] * rx + local[1] * ux + local[2] * fx),
-            pos[sh, 1] + arm * (local[0] * ry + local[1] * uy + local[2] * fy),
-            pos[sh, 2] + arm * (local[0] * rz + local[1] * uz + local[2] * fz))
+    # right = forward x up = (-fz, 0, fx)
+    return (pos[sh, 0] + arm * (-local[0] * fz + local[2] * fx),
+            pos[sh, 1] + arm * local[1],
+            pos[sh, 2] + arm * (local[0] * fx + local[2] * fz))
 
 
 @kernel
