@@ -195,6 +195,15 @@ class Agent:
             return None
         return key[0]
 
+    def hugging(self, name: str) -> bool:
+        """Whether a hug of ``name`` is under way (from the approach that sends it to the
+        hands joined and let go)."""
+        approach = self._approach
+        if approach is None:
+            approach = self._approach = self.find("approach")
+        key = approach.contact_key
+        return key == (name, "hug") and self.contact_target() == name
+
     def since_pain(self) -> float:
         """Seconds since the last painful impact (inf if none)."""
         return self.now - self.pain_time

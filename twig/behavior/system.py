@@ -228,6 +228,9 @@ class BehaviorSystem:
             source = str(event.get("source", ""))
             if source == agent.contact_target():
                 return  # no flinching from what it deliberately kicks, hugs or hits
+            hugger = self.agent(source)
+            if hugger is not None and hugger.hugging(agent.name):
+                return  # nor from a child running into its arms for a hug
             first = agent.pain_time != float(event["t"])
             agent.pain_time = float(event["t"])
             agent.pain_source = source

@@ -32,6 +32,15 @@ CARRY_GROUP = 1 << 29
 ARM_NODES = ("l_shoulder", "l_elbow", "l_hand", "r_shoulder", "r_elbow", "r_hand")
 REACHED = 0.05
 """A reach succeeds with the hand this close to its target, metres."""
+AROUND = 0.25
+"""A hug joins only with both hands this close to the partner's trunk (its spine, or its
+nearest node), metres: arms around the partner, not clasped in the air."""
+LOST = 0.3
+"""A joined hug whose hands are farther than this from the partner's trunk ..."""
+LOST_AFTER = 0.1
+"""... for this many seconds has lost its hold: the hands part and it docks again."""
+REDOCK = 4.0
+"""Seconds a hug that lost its hold has to join again before it ends, failed."""
 
 
 def hands_of(hand: str) -> tuple[str, ...]:
@@ -247,6 +256,8 @@ class Hug(ArmTask):
         self.closing = 0.0
         self.wrapping = 0.0
         self.join: Link | None = None
+        self.away = 0.0  # seconds the joined hands have been off the partner's trunk
+        self.redock_by = np.inf  # when a hug that lost its hold must have joined again
         who.world.events.emit("hug", agent=who.name, object=partner.name, status="start")
         # Arms round the partner's body, between its arms and sides: the partner's arms let
         # the hugger through (stick figures have no room there; its hands end up on our back).
@@ -268,6 +279,18 @@ class Hug(ArmTask):
         low, high = p.node_position("pelvis"), p.node_position("neck")
         s = np.clip((y - low[1]) / max(high[1] - low[1], 1e-6), 0.0, 1.0)
         return low + s * (high - low)
+
+    def hands_off_trunk(self) -> float:
+        """How far (m) the farther of our hands is from the partner's trunk: the
+        pelvis-chest-neck line of a humanoid, the nearest node of another body."""
+        p, world = self.partner, self.who.world
+        hands = [self.who.node_position(h) for h in ("l_hand", "r_hand")]
+        if p.type != "humanoid":
+            nodes = world.node_pos[p.nodes]
+            return max(float(np.linalg.norm(nodes - h, axis=1).min()) for h in hands)
+        spine = [p.node_position(n) for n in ("pelvis", "chest", "neck")]
+        return max(min(_to_segment(h, spine[0], spine[1]), _to_segment(h, spine[1], spine[2]))
+                   for h in hands)
 
     def update(self) -> None:
         torso = self._torso_point()
@@ -330,24 +353,48 @@ class Hug(ArmTask):
             behind = all((h - torso) @ ahead > 0.0 for h in hands)
             # A hand that holds something (a doll) gets only so far round: it is in the way.
             reach = 0.35 if self.who.gripped("left") or self.who.gripped("right") else 0.25
-            if gap < 0.12 or (behind and gap < reach and self.closing > 0.5):
-                # Close enough to clasp (or as close as the arms get, round a big partner):
-                # the zero-length link joins the pulled hands and squeezes them together
-                # (what the hands held before stays held).
+            clasp = gap < 0.12 or (behind and gap < reach and self.closing > 0.5)
+            if clasp and self.hands_off_trunk() <= AROUND:
+                # Close enough to clasp (or as close as the arms get, round a big partner),
+                # with the arms round the partner: the zero-length link joins the pulled
+                # hands and squeezes them together (what the hands held before stays held).
                 self.join = world.add_link(self.who.node("l_hand"), self.who.node("r_hand"),
                                            grab=True)
                 self.phase = "joined"
+                self.away = 0.0
+                self.redock_by = np.inf
                 world.events.emit("hug", agent=self.who.name, object=self.partner.name,
                                   status="joined")
                 self.walk = None
                 self.who.stop()
-                self.action.succeed()
+                if not self.action.done:
+                    self.action.succeed()
         if self.phase == "joined":
             self.joined_for += world.dt
+            self.away = self.away + world.dt if self.hands_off_trunk() > LOST else 0.0
             if self.joined_for >= self.seconds:
                 self.cancel("the hug is over")
-        elif self.elapsed > self.timeout:
-            self.cancel(f"could not hug {self.partner.name} within {self.timeout:g} s")
+            elif self.away > LOST_AFTER:
+                self._lose_hold()
+        elif self.elapsed > min(self.timeout, self.redock_by):
+            lost = self.redock_by < np.inf
+            self.cancel(f"lost its hold on {self.partner.name}" if lost else
+                        f"could not hug {self.partner.name} within {self.timeout:g} s")
+
+    def _lose_hold(self) -> None:
+        """The partner slipped out of the joined arms (it stepped back, it was pulled away):
+        the hands part and the hug docks again, or ends failed after :data:`REDOCK` s."""
+        world = self.who.world
+        if self.join is not None and self.join.alive:
+            self.join.remove()
+        self.join = None
+        world.events.emit("hug", agent=self.who.name, object=self.partner.name, status="lost")
+        self.phase = "approach"
+        self.best_gap = np.inf
+        self.closing = self.wrapping = 0.0
+        self.redock_by = self.elapsed + REDOCK
+        self.walk = self.who.walk_to(self.partner, distance=0.1 * self.who.scale + 0.12,
+                                     speed=1.5)
 
     def cancel(self, reason: str) -> None:
         if self.finished:
@@ -397,6 +444,13 @@ class Hug(ArmTask):
     def _restore_filters(self) -> None:
         for f in self.filters:
             f.restore()
+
+
+def _to_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance (m) from point ``p`` to segment ``a``-``b``."""
+    ab = b - a
+    s = float(np.clip((p - a) @ ab / max(float(ab @ ab), 1e-12), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + s * ab)))
 
 
 def _arm_volumes(body: Body) -> np.ndarray:
