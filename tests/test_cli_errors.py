@@ -39,6 +39,8 @@ def one_line_error(capsys, argv) -> str:
     (["serve", "--speed", "0"], "--speed: expected a number above 0"),
     (["script", "x.twig", "--seconds", "-5"], "above 0, got -5"),
     (["batch", "sweep", "--workers", "0"], "expected 1 or more workers"),
+    (["check", "walk", "--seconds", "0"], "--seconds: expected a number of seconds above 0"),
+    (["check", "walk", "--seeds", "0"], "--seeds: expected 1 or more, got 0"),
     (["rnu", "demo"], "did you mean 'run'?"),
     (["run", "demo", "--secnds", "3"], "did you mean '--seconds'?"),
 ])

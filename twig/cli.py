@@ -191,6 +191,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
         path = Path(args.file)
         if not path.is_file():
             raise arg.UsageError(f"{args.file}: no such file")
+    if args.command == "check":
+        arg.check_output("--json", args.json)
     if args.command == "serve":
         arg.check_output("--record", args.record)
         arg.check_port_free("--port", args.host, args.port)
@@ -306,7 +308,7 @@ def _simulate(args: argparse.Namespace, world, recording, script, out: Console, 
     else:
         t2 = time.perf_counter()
         if seconds > 1.5 * world.dt:
-            world.run(seconds - world.dt, progress=out.is_terminal and seconds >= 30)
+            world.run(seconds - world.dt, progress=notices().is_terminal and seconds >= 30)
         step = time.perf_counter() - t2
     ticks = max(world.tick - 1, 1)
     ready = (f"kernels compiled in {compiled:.1f} s, first tick {t1 - t0:.2f} s"

@@ -129,6 +129,14 @@ def workers(text: str) -> int:
     return value
 
 
+def count(text: str) -> int:
+    """A count of things (seeds, samples): an integer, 1 or more."""
+    value = _number(text, int, "a whole number")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {text}")
+    return value
+
+
 def _number(text: str, kind: type, what: str):
     try:
         return kind(text)

@@ -173,15 +173,16 @@ class World(PhysicsWorld):
     def run(self, seconds: float, progress: bool = False) -> None:
         """Advance ``seconds`` of simulated time (rounded to whole ticks).
 
-        ``progress`` shows a progress bar on the terminal (for long runs).
+        ``progress`` shows a progress bar on the terminal, on stderr (for long runs).
         """
         ticks = round(as_positive(seconds, "seconds") / self.dt)
         if not progress:
             self.step(ticks)
             return
+        from rich.console import Console
         from rich.progress import Progress
 
-        with Progress(transient=True) as bar:
+        with Progress(transient=True, console=Console(stderr=True)) as bar:
             task = bar.add_task(f"simulating {seconds:g} s", total=ticks)
             chunk = max(1, ticks // 100)
             done = 0

@@ -4,6 +4,7 @@ and the rule that a missing dependency fails the test on CI (CI=true) and skips 
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import os
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from processes import kill, start
 
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
@@ -48,25 +50,25 @@ class Chromium:
 
         self.width, self.height = width, height
         self.profile = tempfile.mkdtemp(prefix="twig-chromium-")
-        self.proc = subprocess.Popen(
+        self.proc = start(
             [executable, *CHROMIUM_FLAGS, f"--user-data-dir={self.profile}",
              "--remote-debugging-port=0", f"--window-size={width},{height}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = Path(self.profile) / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while not (port_file.exists() and port_file.read_text().strip()):
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise RuntimeError("chromium did not start its DevTools server")
             time.sleep(0.05)
         port = int(port_file.read_text().split()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=60) as r:
             page = next(t for t in json.load(r) if t["type"] == "page")
-        self.ws = connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
+        self.ws = connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=60)
         self._id = 0
         self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
                   deviceScaleFactor=1, mobile=False)
 
-    def call(self, method: str, timeout: float = 30.0, **params) -> dict:
+    def call(self, method: str, timeout: float = 120.0, **params) -> dict:
         """Send one command and return its result (events in between are dropped)."""
         self._id += 1
         self.ws.send(json.dumps({"id": self._id, "method": method, "params": params}))
@@ -106,6 +108,23 @@ class Chromium:
         data = self.call("Page.captureScreenshot", format="png")["data"]
         return np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
 
+    def wait_for_element(self, js_element: str, timeout: float = 120.0) -> tuple[float, float]:
+        """The page coordinates of the centre of the element ``js_element`` finds, once it is
+        shown and has stopped moving (a folder of the panel may still be opening)."""
+        last = None
+        deadline = time.monotonic() + timeout
+        while True:
+            rect = self.evaluate(f"(() => {{ const e = {js_element}; if (!e) return null; "
+                                 "const r = e.getBoundingClientRect(); "
+                                 "return [r.x, r.y, r.width, r.height]; })()")
+            if rect is not None and rect[2] > 0 and rect[3] > 0 and rect == last:
+                return rect[0] + rect[2] / 2, rect[1] + rect[3] / 2
+            if time.monotonic() > deadline:
+                pytest.fail(f"timed out after {timeout:g} s waiting for {js_element} to show "
+                            f"and settle (last box {rect})")
+            last = rect
+            time.sleep(0.3)
+
     def click(self, x: float, y: float) -> None:
         """A left click at page pixel (x, y)."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
@@ -118,11 +137,9 @@ class Chromium:
             self.ws.close()
         finally:
             self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(30)
+            kill(self.proc)  # and the renderer processes of its group
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
@@ -141,13 +158,3 @@ def chromium():
         yield browser
     finally:
         browser.close()
-
-
-def element_center(browser: Chromium, js_element: str) -> tuple[float, float]:
-    """Page coordinates of the centre of the element a JavaScript expression finds."""
-    rect = browser.evaluate(f"(() => {{ const e = {js_element}; if (!e) return null; "
-                            "const r = e.getBoundingClientRect(); "
-                            "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
-    if rect is None:
-        pytest.fail(f"no element {js_element} in the page")
-    return rect[0], rect[1]

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from twig import cli_args as arg
 from twig.batch.job import JobResult
 from twig.batch.runner import LocalPool
 from twig.batch.spec import BatchError
@@ -88,13 +89,13 @@ def add_check_parser(sub: argparse._SubParsersAction) -> None:
                                          "(docs/believability.md)")
     check.add_argument("scenes", nargs="*", metavar="SCENE",
                        help="built-in scene names or .toml paths (default: every built-in)")
-    check.add_argument("--seeds", type=int, default=5, metavar="N",
+    check.add_argument("--seeds", type=arg.count, default=5, metavar="N",
                        help="seeds 0 to N-1 (default 5)")
-    check.add_argument("--seed", type=int, action="append", metavar="S",
+    check.add_argument("--seed", type=arg.seed, action="append", metavar="S",
                        help="this seed (repeatable; instead of --seeds)")
-    check.add_argument("--seconds", type=float, default=None, metavar="S",
+    check.add_argument("--seconds", type=arg.seconds, default=None, metavar="S",
                        help="simulated seconds per run (default: each scene's own)")
-    check.add_argument("--workers", type=int, default=None, metavar="W",
+    check.add_argument("--workers", type=arg.workers, default=None, metavar="W",
                        help="worker processes (default: every core)")
     check.add_argument("--json", metavar="FILE", help="write every result as JSON")
     check.add_argument("--strict", action="store_true",
