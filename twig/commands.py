@@ -19,8 +19,12 @@ This module imports nothing heavy, so that every layer (physics-level commands i
             '''Walk up to ``target`` and stop ``distance`` metres from it.'''
 
 Parameter types: ``float``, ``int``, ``bool``, ``str``, :data:`Vector`, :data:`NodeName`,
-``Literal[...]`` choices, or a class (a reference to a world object, resolved by name through
-:func:`resolve_object`). ``*args`` and ``**kwargs`` are allowed (typed the same way).
+``Literal[...]`` choices, a class (a reference to a world object, resolved by name through
+:func:`resolve_object`), or what an :class:`Accepts` mark says (:data:`Place`, :data:`Item`,
+:data:`Heading`, a built-in name or file: ``Annotated[str, Accepts("named", names,
+".toml")]``). ``*args`` and ``**kwargs`` are allowed (typed the same way).
+Each parameter is described in the doc string's NumPy ``Parameters`` section; the text above
+it is the command's description.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, NewType
+from typing import Annotated, Any, Literal, NewType
 
 from twig.action import Action
 
@@ -48,7 +52,42 @@ RESERVED_PARAMS = frozenset({"target"})
 """Parameter names a command may not use (a tool call names its target object ``target``)."""
 
 Kind = Literal["durative", "query", "instant"]
-ParamType = Literal["float", "int", "bool", "str", "vector", "node", "choice", "object", "any"]
+ParamType = Literal["float", "int", "bool", "str", "vector", "node", "choice", "object", "any",
+                    "place", "item", "heading", "named", "mapping"]
+
+
+@dataclass(frozen=True)
+class Accepts:
+    """What a parameter accepts when its Python type says less (``Annotated[Any,
+    Accepts("place")]``): scripts and tool calls are checked against it and the catalogue
+    describes it exactly.
+
+    Attributes
+    ----------
+    type
+        ``"place"``: a point (x, y, z) or the name of an object or node; ``"item"``: the name
+        of an object or of one node (``clipboard/clip``); ``"heading"``: a heading in radians,
+        a point or a name; ``"named"``: one of ``names()`` or a file path ending in
+        ``suffix``; ``"mapping"``: names to names (a JSON object of strings; not in scripts).
+    names
+        For ``"named"``: a function giving the built-in names (read when the command is
+        described).
+    suffix
+        For ``"named"``: the file extension a path must end with (``.bvh``).
+    """
+
+    type: ParamType
+    names: Callable[[], Any] | None = None
+    suffix: str = ""
+
+
+Place = Annotated[Any, Accepts("place")]
+"""A point ``(x, y, z)`` in metres, or the name of an object (``ball``; followed as it moves)
+or of a node (``kid/l_hand``)."""
+Item = Annotated[Any, Accepts("item")]
+"""The name of an object (``ball``), or of one of its nodes (``clipboard/clip``)."""
+Heading = Annotated[Any, Accepts("heading")]
+"""A heading in radians about +y (0 faces +z), or a :data:`Place` to face."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +108,11 @@ class Param:
         The class of an ``"object"`` parameter.
     variadic
         ``"*"`` (takes the remaining positional values), ``"**"`` (the remaining keywords) or "".
+    doc
+        What it means, with its unit (from the doc string's ``Parameters`` section).
+    suffix
+        The file extension of a ``"named"`` parameter's paths (its built-in names are
+        ``choices``).
     """
 
     REQUIRED: typing.ClassVar[object] = inspect.Parameter.empty
@@ -79,6 +123,8 @@ class Param:
     choices: tuple[str, ...] = ()
     cls: type | None = None
     variadic: str = ""
+    doc: str = ""
+    suffix: str = ""
 
     @property
     def required(self) -> bool:
@@ -234,38 +280,77 @@ def resolve_object(world: Any, name: str, cls: type | None = None) -> list[Any]:
 
 def _describe(fn: Callable[..., Any], owner: type) -> Command:
     hints = typing.get_type_hints(fn, localns={"Action": Action, "Vector": Vector,
-                                                "NodeName": NodeName, "Json": Json})
+                                                "NodeName": NodeName, "Json": Json},
+                                  include_extras=True)
     sig = inspect.signature(fn)
+    doc, docs = split_doc(inspect.cleandoc(fn.__doc__ or ""))
+    if not doc:
+        raise ValueError(f"{fn.__qualname__}: a command needs a doc string")
+    names = list(sig.parameters)[1:]
+    unknown = sorted(set(docs) - set(names))
+    if unknown:
+        raise ValueError(f"{fn.__qualname__}: the doc string describes {unknown[0]!r}, which "
+                         "is not a parameter")
     params = []
     for p in list(sig.parameters.values())[1:]:
         if p.name in RESERVED_PARAMS:
             raise ValueError(f"{fn.__qualname__}: parameter name {p.name!r} is reserved")
         variadic = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
-        params.append(_param(p.name, hints.get(p.name, Any), p.default, variadic, fn))
+        params.append(_param(p.name, hints.get(p.name, Any), p.default, variadic, fn,
+                             docs.get(p.name, "")))
     ret = hints.get("return", type(None))
     kind: Kind = ("durative" if ret is Action else "instant" if ret is type(None)
                   else "query")
-    doc = inspect.cleandoc(fn.__doc__ or "").strip()
-    if not doc:
-        raise ValueError(f"{fn.__qualname__}: a command needs a doc string")
     return Command(getattr(fn, _MARK), fn, tuple(params), kind, doc, owner)
 
 
-def _param(name: str, hint: Any, default: Any, variadic: str, fn: Callable[..., Any]) -> Param:
+_SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}\n", re.MULTILINE)
+
+
+def split_doc(doc: str) -> tuple[str, dict[str, str]]:
+    """A command doc string's description (what precedes its ``Parameters`` section) and
+    each parameter's text from that section (``*points`` and ``**fields`` by their names)."""
+    sections = list(_SECTION.finditer(doc))
+    start = next((m for m in sections if m.group(1) == "Parameters"), None)
+    if start is None:
+        return doc.strip(), {}
+    end = next((m.start() for m in sections if m.start() > start.start()), len(doc))
+    texts: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in doc[start.end():end].splitlines():
+        if line.strip() and not line[0].isspace():
+            current = texts.setdefault(line.split(":")[0].strip().lstrip("*"), [])
+        elif line.strip():
+            current.append(line.strip())
+    rest = (doc[:start.start()] + doc[end:]).strip()
+    return rest, {name: " ".join(words) for name, words in texts.items()}
+
+
+def _param(name: str, hint: Any, default: Any, variadic: str, fn: Callable[..., Any],
+           doc: str) -> Param:
     if typing.get_origin(hint) in (typing.Union, types.UnionType) and default is None:
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         if len(options) == 1:  # ``X | None = None``: an optional X
-            return _param(name, options[0], default, variadic, fn)
+            return _param(name, options[0], default, variadic, fn, doc)
+    if typing.get_origin(hint) is Annotated:
+        base, *marks = typing.get_args(hint)
+        accepts = next((m for m in marks if isinstance(m, Accepts)), None)
+        if accepts is None:
+            return _param(name, base, default, variadic, fn, doc)
+        names = tuple(accepts.names()) if accepts.names is not None else ()
+        return Param(name, accepts.type, default, names, variadic=variadic, doc=doc,
+                     suffix=accepts.suffix)
     simple = {float: "float", int: "int", bool: "bool", str: "str", NodeName: "node"}
     if hint in simple:
-        return Param(name, simple[hint], default, variadic=variadic)
+        return Param(name, simple[hint], default, variadic=variadic, doc=doc)
     if hint == Vector:
-        return Param(name, "vector", default, variadic=variadic)
+        return Param(name, "vector", default, variadic=variadic, doc=doc)
     if typing.get_origin(hint) is Literal:
-        return Param(name, "choice", default, tuple(typing.get_args(hint)), variadic=variadic)
+        return Param(name, "choice", default, tuple(typing.get_args(hint)), variadic=variadic,
+                     doc=doc)
     if hint is Any:
-        return Param(name, "any", default, variadic=variadic)
+        return Param(name, "any", default, variadic=variadic, doc=doc)
     if isinstance(hint, type) and not isinstance(hint, types.GenericAlias):
-        return Param(name, "object", default, cls=hint, variadic=variadic)
+        return Param(name, "object", default, cls=hint, variadic=variadic, doc=doc)
     raise ValueError(f"{fn.__qualname__}: parameter {name!r} has a type commands cannot take: "
                      f"{hint!r}")

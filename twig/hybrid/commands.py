@@ -6,20 +6,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
 
 from twig.action import Action
-from twig.commands import Json, Vector, command
+from twig.commands import Accepts, Json, Vector, command
 from twig.errors import TwigError
 from twig.hybrid.controllers import ClipPlayer, Tracking
-from twig.hybrid.library import find_clip
+from twig.hybrid.library import find_clip, library_names
 from twig.hybrid.supervisor import supervisor
 from twig.motor import Character
 from twig.physics import Body
 
+ClipName = Annotated[str, Accepts("named", library_names, ".bvh")]
+"""A library clip (``walk``...) or a ``.bvh`` file's path."""
+JointMap = Annotated[Any, Accepts("mapping")]
+"""Node name -> BVH joint name (a JSON object of strings)."""
+
 
 @command(on=Character)
-def play_clip(self: Character, clip: str, passive: Body | None = None, loops: int = 1,
-              seconds: float = 0.0, threshold: float = 0.25, joint_map: Json = None,
+def play_clip(self: Character, clip: ClipName, passive: Body | None = None, loops: int = 1,
+              seconds: float = 0.0, threshold: float = 0.25, joint_map: JointMap = None,
               floor: float | None = None) -> Action:
     """Play a motion clip kinematically (a library clip: walk, walk-left, walk-right, run,
     idle, wave, kick, sit, fall-recovery; or a .bvh file's path; from Python also a Clip or
@@ -27,10 +33,27 @@ def play_clip(self: Character, clip: str, passive: Body | None = None, loops: in
     aligned to the character. A ``passive`` object may touch the character without
     switching it to physics (the ball of a kick); other contacts hand it to dynamic tracking,
     and it blends back when its pose is within ``threshold`` (eq. 1, m) of the clip. Plays
-    ``loops`` times (0: until stop-clip) or ``seconds``; succeeds when done. For a BVH file,
-    ``joint_map`` (an object of node name to joint name, such as ``{"head": "Skull"}``) names
-    joints its naming convention misses, and ``floor`` (m) overrides the height taken off the
-    clip (fitted by default so that its feet stand on the ground)."""
+    ``loops`` times (0: until stop-clip) or ``seconds``; succeeds when done.
+
+    Parameters
+    ----------
+    clip
+        A library clip's name or a ``.bvh`` file's path.
+    passive
+        An object whose contacts are part of the motion (the ball of a kick).
+    loops
+        How many times to play it (0: until ``stop-clip``).
+    seconds
+        Play for this long instead, s (0: by ``loops``).
+    threshold
+        Pose distance (eq. 1), m, under which dynamic tracking blends back to the clip.
+    joint_map
+        For a BVH file: node name to joint name (``{"head": "Skull"}``) for the joints its
+        naming convention misses.
+    floor
+        For a BVH file: the height (m) taken off the clip (default: fitted so that its feet
+        stand on the ground).
+    """
     name = f"play-clip {getattr(clip, 'name', clip)}"
     if not (isinstance(loops, int) and loops >= 0):
         return Action.failed(name, self.name, f"loops must be 0 or more, got {loops!r}",
@@ -60,7 +83,13 @@ def motion_graph_walk(self: Character, *points: Vector) -> Action:
     """Walk through ``points`` (control points of a cardinal spline that starts where the
     character is) with motion synthesised from a motion graph of the walk, walk-left and
     walk-right clips: Kovar-style transitions at local minima of the frame distances, a
-    branch-and-bound search with a limited horizon, played kinematically."""
+    branch-and-bound search with a limited horizon, played kinematically.
+
+    Parameters
+    ----------
+    *points
+        Points to walk through, [x, y, z] m (at least one).
+    """
     return walk_motion_graph(self, points)
 
 
@@ -95,7 +124,15 @@ def stop_clip(self: Character) -> None:
 def set_passive(self: Character, item: Body, passive: bool = True) -> None:
     """Make ``item`` passive to this character (its contacts are part of the motion and do
     not switch a clip to physics) or, with ``passive=false``, active again. Directed: the
-    item's own reaction is unchanged (DANCE 2.6)."""
+    item's own reaction is unchanged (DANCE 2.6).
+
+    Parameters
+    ----------
+    item
+        The object.
+    passive
+        Passive (true) or active again (false).
+    """
     sup = supervisor(self)
     if passive:
         sup.passive.add(item.name)

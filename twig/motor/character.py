@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -20,10 +20,10 @@ from twig.bodies.charts import atlas
 from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
 from twig.bodies.tethers import add_grip_tethers
-from twig.commands import Json, Vector, command, register_handle
+from twig.commands import Accepts, Heading, Item, Json, Place, Vector, command, register_handle
 from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
-from twig.motor.gestures import GestureError, Play, load_gesture
+from twig.motor.gestures import GestureError, Play, builtin_gestures, load_gesture
 from twig.motor.locomotion import Kick, Sit, StandUp, TurnTo, WalkTo
 from twig.motor.manipulation import HoldForUse, Write
 from twig.motor.state import HAND_FREE, PASSIVE, STAND
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 Hand = Literal["left", "right", "both"]
 OneHand = Literal["left", "right"]
+GestureName = Annotated[str, Accepts("named", builtin_gestures, ".toml")]
+"""A built-in gesture (``wave``...) or a gesture file's ``.toml`` path."""
 
 
 class Character(Body):
@@ -137,9 +139,19 @@ class Character(Body):
 
     # ------------------------------------------------------------------ legs
     @command
-    def walk_to(self, place: Target, speed: float = 1.3, distance: float = 0.1) -> Action:
+    def walk_to(self, place: Place, speed: float = 1.3, distance: float = 0.1) -> Action:
         """Walk until the hips are within ``distance`` m of ``place`` (a point, an object or
-        its name; a moving object is followed), at up to ``speed`` m/s; then stop."""
+        its name; a moving object is followed), at up to ``speed`` m/s; then stop.
+
+        Parameters
+        ----------
+        place
+            Where to go.
+        speed
+            Top walking speed, m/s (0.05 to 6).
+        distance
+            Stop when the hips are this close to ``place``, m (at least 0.05).
+        """
         name = "walk-to"
         if not (isinstance(speed, int | float) and 0.05 <= speed <= 6.0):
             return self._failed(name, f"speed must be 0.05 to 6 m/s, got {speed!r}")
@@ -155,9 +167,19 @@ class Character(Body):
         return self.motor.start(self, "legs", task)
 
     @command
-    def approach(self, item: Target, distance: float = 0.4, speed: float = 1.3) -> Action:
+    def approach(self, item: Place, distance: float = 0.4, speed: float = 1.3) -> Action:
         """Walk up to ``item`` (an object or a point; followed as it moves), stop
-        ``distance`` m from it and face it (DESIGN: ``kid.approach(ball, distance=0.4)``)."""
+        ``distance`` m from it and face it (DESIGN: ``kid.approach(ball, distance=0.4)``).
+
+        Parameters
+        ----------
+        item
+            What to walk up to.
+        distance
+            How far from it to stop (hips to its centre), m (at least 0.05).
+        speed
+            Top walking speed, m/s (0.05 to 6).
+        """
         try:
             where, _ = resolve(self.world, item)
         except TargetError as e:
@@ -180,7 +202,13 @@ class Character(Body):
 
     @command
     def walk(self, velocity: Vector) -> None:
-        """Walk with this ground velocity (m/s; y ignored) until told otherwise."""
+        """Walk with this ground velocity until told otherwise.
+
+        Parameters
+        ----------
+        velocity
+            Ground velocity, m/s (y is ignored; (0, 0, 0) stops).
+        """
         v = as_points(velocity, "velocity").reshape(3)
         self.motor.stop(self, "legs", self.motor.replaced(self, "walk"))
         t, r = self._table, self._row
@@ -194,9 +222,15 @@ class Character(Body):
         self.walk((0.0, 0.0, 0.0))
 
     @command
-    def turn_to(self, toward: Target) -> Action:
+    def turn_to(self, toward: Heading) -> Action:
         """Turn on the spot to face ``toward``: a heading in radians about +y (0 faces +z), or
-        something to face (a point, an object, a name)."""
+        something to face (a point, an object, a name).
+
+        Parameters
+        ----------
+        toward
+            What to face.
+        """
         name = "turn-to"
         if isinstance(toward, int | float) and not isinstance(toward, bool):
             if not math.isfinite(toward):
@@ -219,9 +253,18 @@ class Character(Body):
         return self.motor.start(self, "legs", TurnTo(self, self._action(name), want))
 
     @command
-    def kick(self, ball: Target, toward: Vector | None = None) -> Action:
+    def kick(self, ball: Item, toward: Vector | None = None) -> Action:
         """Walk up behind ``ball`` and kick it (toward a point, else straight on): the foot
-        swings through it at speed. Succeeds when the kicking foot is back down."""
+        swings through it at speed. Succeeds when the kicking foot is back down.
+
+        Parameters
+        ----------
+        ball
+            The object to kick.
+        toward
+            Where to send it, a point in metres (default: straight on from where the
+            character comes).
+        """
         try:
             body = target_body(self.world, ball)
         except TargetError as e:
@@ -232,9 +275,15 @@ class Character(Body):
         return self.motor.start(self, "legs", Kick(self, self._action("kick"), body, aim))
 
     @command
-    def sit(self, chair: Target | None = None) -> Action:
+    def sit(self, chair: Item | None = None) -> Action:
         """Sit down: on ``chair``'s seat (walking to its front and turning round first) or,
-        with no chair, on the ground where the character stands."""
+        with no chair, on the ground where the character stands.
+
+        Parameters
+        ----------
+        chair
+            Something with a ``seat`` chart (a chair); leave out to sit on the ground.
+        """
         seat = None
         if chair is not None:
             try:
@@ -257,9 +306,15 @@ class Character(Body):
 
     # ------------------------------------------------------------------ gaze
     @command
-    def look_at(self, at: Target | None = None) -> Action:
+    def look_at(self, at: Place | None = None) -> Action:
         """Point the face at ``at`` (followed as it moves) and turn the shoulders toward it,
-        at most 90 degrees from the pelvis; nothing looks where the body goes."""
+        at most 90 degrees from the pelvis; nothing looks where the body goes.
+
+        Parameters
+        ----------
+        at
+            What to look at (a character: its head); leave out to look where the body goes.
+        """
         name = "look-at"
         t, r = self._table, self._row
         if at is None:
@@ -288,11 +343,19 @@ class Character(Body):
         return hands_of(hand), None
 
     @command
-    def reach(self, at: Target | None = None, hand: Hand = "right") -> Action:
+    def reach(self, at: Place | None = None, hand: Hand = "right") -> Action:
         """Reach with ``hand`` (``"left"``, ``"right"`` or ``"both"``) to a point or object
         (followed as it moves), or, with no target, straight out in front of the shoulders
         (Horswill VII.C). Succeeds with the hand within 5 cm; the arm stays out until another
-        arm command or :meth:`release`."""
+        arm command or :meth:`release`.
+
+        Parameters
+        ----------
+        at
+            What to reach for; leave out to reach straight ahead.
+        hand
+            Which hand (or both).
+        """
         hands, failed = self._hands("reach", hand)
         if failed:
             return failed
@@ -306,15 +369,31 @@ class Character(Body):
                                                          where))
 
     @command
-    def grab(self, item: Target, hand: OneHand = "right") -> Action:
+    def grab(self, item: Item, hand: OneHand = "right") -> Action:
         """Reach for ``item`` (an object, or one node ``"clipboard/clip"``) and grasp it with a
         zero-length link from the hand (Horswill VI.C): it then swings from the hand like a
-        ball joint and follows where the character goes."""
+        ball joint and follows where the character goes.
+
+        Parameters
+        ----------
+        item
+            What to grasp (within reach, or a step away).
+        hand
+            Which hand.
+        """
         return self._grab("grab", item, hand, carry=False)
 
     @command
-    def hold(self, item: Target, hand: OneHand = "right") -> Action:
-        """Grab ``item`` and carry it at the side, the arm bent a little (Hold, VIII)."""
+    def hold(self, item: Item, hand: OneHand = "right") -> Action:
+        """Grab ``item`` and carry it at the side, the arm bent a little (Hold, VIII).
+
+        Parameters
+        ----------
+        item
+            What to carry (within reach, or a step away).
+        hand
+            Which hand.
+        """
         return self._grab("hold", item, hand, carry=True)
 
     def _grab(self, name: str, item: Target, hand: str, carry: bool) -> Action:
@@ -349,7 +428,13 @@ class Character(Body):
 
     @command
     def release(self, hand: Hand = "both") -> None:
-        """Let go with ``hand`` (or both): the grab links go, the arm hangs free."""
+        """Let go with ``hand`` (or both): the grab links go, the arm hangs free.
+
+        Parameters
+        ----------
+        hand
+            Which hand lets go.
+        """
         for side in hands_of(hand) if hand in ("left", "right", "both") else ():
             self.motor.stop(self, side, f"{self.name} let go")
             self._table["hand_mode"][self._row, SIDES[side]] = HAND_FREE
@@ -367,9 +452,17 @@ class Character(Body):
                 self.world.events.emit("release", agent=self.name, object=item, hand=side)
 
     @command
-    def hug(self, partner: Target, seconds: float = 3.0) -> Action:
+    def hug(self, partner: Item, seconds: float = 3.0) -> Action:
         """Go to ``partner``, reach, and when its torso touches ours join the hands behind it
-        (Horswill VII.C); succeeds when the hands join, lets go after ``seconds``."""
+        (Horswill VII.C); succeeds when the hands join, lets go after ``seconds``.
+
+        Parameters
+        ----------
+        partner
+            Whom (or what) to hug.
+        seconds
+            How long to hold the hug once the hands join, s.
+        """
         try:
             body = target_body(self.world, partner)
         except TargetError as e:
@@ -383,9 +476,17 @@ class Character(Body):
         return self.motor.start_hands(self, hands, task)
 
     @command
-    def grapple(self, opponent: Target, seconds: float = 3.0) -> Action:
+    def grapple(self, opponent: Item, seconds: float = 3.0) -> Action:
         """Close in on ``opponent`` and bash it with the arms for ``seconds`` once within
-        arm's length (Horswill VII.C): shoving, punching, wrestling; it hurts."""
+        arm's length (Horswill VII.C): shoving, punching, wrestling; it hurts.
+
+        Parameters
+        ----------
+        opponent
+            Whom to fight.
+        seconds
+            How long to fight once within reach, s.
+        """
         try:
             body = target_body(self.world, opponent)
         except TargetError as e:
@@ -400,12 +501,24 @@ class Character(Body):
         return self.motor.start_hands(self, hands, task)
 
     @command
-    def hold_for_use(self, item: Target, hand: OneHand = "left", chart: str = "front",
+    def hold_for_use(self, item: Item, hand: OneHand = "left", chart: str = "front",
                      tilt: float = 0.9) -> Action:
         """Take ``item`` and hold it in front of the chest by its ``chart`` (a clipboard's
         ``front``), tilted ``tilt`` radians back from upright: the object poses itself and
         drags the arm (Horswill VIII); the facing is locked meanwhile. Succeeds once held;
-        lasts until :meth:`release`."""
+        lasts until :meth:`release`.
+
+        Parameters
+        ----------
+        item
+            What to hold up (a clipboard).
+        hand
+            Which hand holds it.
+        chart
+            The item's chart that faces the character (a clipboard's ``front``).
+        tilt
+            How far the chart leans back from upright, rad.
+        """
         try:
             body = target_body(self.world, item)
             atlas(body)[chart]
@@ -419,10 +532,22 @@ class Character(Body):
         return self.motor.start_hands(self, hands, task)
 
     @command
-    def write(self, pen: Target, board: Target, hand: OneHand = "right", marks: int = 3) -> Action:
+    def write(self, pen: Item, board: Item, hand: OneHand = "right", marks: int = 3) -> Action:
         """Take ``pen`` and write ``marks`` tick marks on ``board``'s ``front`` chart (a
         clipboard, held by this character or another): the pen poses itself, its tip on the
-        surface, lifting between strokes, and drags the hand (Horswill VIII)."""
+        surface, lifting between strokes, and drags the hand (Horswill VIII).
+
+        Parameters
+        ----------
+        pen
+            Something with a ``tip`` node (a pen).
+        board
+            Something with a ``front`` chart to write on (a clipboard).
+        hand
+            The writing hand.
+        marks
+            How many tick marks.
+        """
         try:
             pen_body = target_body(self.world, pen)
             board_body = target_body(self.world, board)
@@ -439,11 +564,21 @@ class Character(Body):
         return self.motor.start_hands(self, hands, task)
 
     @command
-    def gesture(self, name: str, hand: Literal["left", "right", "default"] = "default",
+    def gesture(self, name: GestureName, hand: Literal["left", "right", "default"] = "default",
                 loops: int = 1) -> Action:
         """Play a gesture (``wave``, ``point``, ``shrug``, ``beckon``, ``arms-crossed``,
         ``hands-on-hips``, or a gesture file's path) ``loops`` times; a one-handed gesture
-        plays on ``hand`` (mirrored if it was written for the other)."""
+        plays on ``hand`` (mirrored if it was written for the other).
+
+        Parameters
+        ----------
+        name
+            The gesture.
+        hand
+            The hand of a one-handed gesture (``default``: the one it was written for).
+        loops
+            How many times to play it (1 or more).
+        """
         try:
             played = load_gesture(name)
         except GestureError as e:

@@ -76,6 +76,12 @@ class SceneInfo:
     """A ``.twig`` script the scene runs as it steps (relative paths from the scene file)."""
 
 
+def object_builders() -> dict[str, Callable[..., Any]]:
+    """Scene object type (``ball``) -> its builder, whose keyword parameters are the fields
+    of an ``[[object]]`` table and of ``world: spawn``."""
+    return dict(_OBJECT_TYPES)
+
+
 def _builder_fields(kind: str) -> dict[str, tuple[str, bool]]:
     """Field name -> (annotation, required) from the builder's signature."""
     fields = {}

@@ -20,6 +20,10 @@ EXPECTED = {
     "vector": "a vector (x, y, z) with components within ±1e6",
     "node": "a node name",
     "any": "a value",
+    "place": "a point (x, y, z) or the name of an object or node",
+    "item": "the name of an object (or of one node, object/node)",
+    "heading": "a heading in radians, a point (x, y, z) or the name of an object or node",
+    "mapping": "an object of names to names (in a JSON request)",
 }
 MAX_COORDINATE = 1e6
 """Largest vector component scripts may give (metres, N, N s): beyond it lies overflow."""
@@ -71,6 +75,8 @@ def coerce(p: Param, value: Value, world: Any) -> Any:
     v = _coerce(p, value, world)
     if v is _BAD:
         what = (f"one of {', '.join(p.choices)}" if p.type == "choice"
+                else f"one of {', '.join(p.choices)} or a {p.suffix} file's path"
+                if p.type == "named"
                 else f"the name of a {command_kind(p.cls)}" if p.type == "object"
                 else EXPECTED[p.type])
         raise ScriptError(f"parameter {p.name!r}: expected {what}, got {format_value(value)}")
@@ -91,9 +97,16 @@ def _coerce(p: Param, value: Value, world: Any) -> Any:
         if isinstance(value, bool):
             return value
         return _BOOL_WORDS.get(value.text, _BAD) if isinstance(value, Name) else _BAD
-    if kind == "vector" and isinstance(value, tuple) and len(value) == 3 \
-            and all(isinstance(c, float) and abs(c) <= MAX_COORDINATE for c in value):
+    if kind in ("vector", "place", "heading") and _is_vector(value):
         return value
+    if kind == "heading" and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if kind in ("place", "item", "heading") and text is not None:
+        return text
+    if kind == "mapping" and isinstance(value, dict):
+        return dict(value)
+    if kind == "named" and text is not None:
+        return text if text in p.choices or text.lower().endswith(p.suffix) else _BAD
     if kind in ("str", "node") and text is not None:
         return text
     if kind == "choice":
@@ -105,6 +118,11 @@ def _coerce(p: Param, value: Value, world: Any) -> Any:
             return [str(c) if isinstance(c, Name) else c for c in value]
         return text if text is not None else value
     return _BAD
+
+
+def _is_vector(value: Value) -> bool:
+    return (isinstance(value, tuple) and len(value) == 3
+            and all(isinstance(c, float) and abs(c) <= MAX_COORDINATE for c in value))
 
 
 def _resolve(p: Param, name: str, world: Any) -> Any:

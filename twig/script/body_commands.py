@@ -37,13 +37,25 @@ def _vec(v: np.ndarray) -> list[float]:
 
 @command(on=Body)
 def where(body: Body, node: NodeName = WHOLE_BODY) -> Json:
-    """Position in metres: the centre of mass, or the named node's position."""
+    """Position in metres: the centre of mass, or the named node's position.
+
+    Parameters
+    ----------
+    node
+        One node (leave out for the whole body).
+    """
     return _vec(body.node_position(node) if node else body.centroid)
 
 
 @command(on=Body)
 def velocity(body: Body, node: NodeName = WHOLE_BODY) -> Json:
-    """Velocity over the last tick in m/s: the mean of the nodes, or the named node's."""
+    """Velocity over the last tick in m/s: the mean of the nodes, or the named node's.
+
+    Parameters
+    ----------
+    node
+        One node (leave out for the whole body).
+    """
     world = body.world
     return _vec(world.node_vel[body.node(node)] if node else body.velocity)
 
@@ -57,7 +69,13 @@ def nodes(body: Body) -> Json:
 @command(on=Body)
 def touching(body: Body, within: float = 0.0) -> Json:
     """Objects that touched this one in the last ``within`` seconds (0: this tick), each
-    with how many seconds ago (Horswill VI.E, tactile sensing)."""
+    with how many seconds ago (Horswill VI.E, tactile sensing).
+
+    Parameters
+    ----------
+    within
+        How far back to look, s (0: this tick only).
+    """
     if not (math.isfinite(within) and within >= 0):
         raise ScriptError(f"within must be a number of seconds >= 0, got {within!r}")
     touched = body.world.touched(body, within=within)
@@ -78,6 +96,15 @@ def push(body: Body, vector: Vector, seconds: float = 0.0, node: NodeName = WHOL
 
     A whole-body push moves every movable node alike (impulse or force divided by the total
     mass); static nodes do not move.
+
+    Parameters
+    ----------
+    vector
+        The impulse, N s (``seconds`` 0), or the force, N.
+    seconds
+        How long the force acts, s (0: an impulse, at once).
+    node
+        Push one node only (leave out for the whole body).
     """
     if not (math.isfinite(seconds) and seconds >= 0):
         raise ScriptError(f"seconds must be >= 0, got {seconds!r}")
@@ -118,13 +145,27 @@ def push(body: Body, vector: Vector, seconds: float = 0.0, node: NodeName = WHOL
 
 @command(on=Body)
 def pin(body: Body, node: NodeName = WHOLE_BODY, at: Vector | None = None) -> None:
-    """Hold the node (or the whole body) where it is, or move it to ``at`` and hold it."""
+    """Hold the node (or the whole body) where it is, or move it to ``at`` and hold it.
+
+    Parameters
+    ----------
+    node
+        The node to pin (leave out for the whole body).
+    at
+        Where to move it first, m (leave out to pin it where it is).
+    """
     body.world.lock_nodes(_nodes(body, node), at=at)
 
 
 @command(on=Body)
 def unpin(body: Body, node: NodeName = WHOLE_BODY) -> None:
-    """Release a pinned node (or every node of the body)."""
+    """Release a pinned node (or every node of the body).
+
+    Parameters
+    ----------
+    node
+        One node (leave out for the whole body).
+    """
     body.world.unlock_nodes(_nodes(body, node))
 
 
@@ -134,7 +175,19 @@ def move_node(body: Body, node: NodeName, position: Vector, seconds: float = 1.0
     """Move a node in a straight line to ``position`` (m) in ``seconds`` as a set-point
     (Horswill VII.A): the node is kinematic and drags the rest of the body by its links.
     Succeeds when it arrives; ``hold`` pins it there. Fails if it stops short (pinned or
-    given another move)."""
+    given another move).
+
+    Parameters
+    ----------
+    node
+        The node to move.
+    position
+        Where to, m.
+    seconds
+        How long the move takes, s (above 0).
+    hold
+        Pin the node where it arrives.
+    """
     world = body.world
     index = body.node(node)
     if not (math.isfinite(seconds) and seconds > 0):

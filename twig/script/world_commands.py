@@ -72,7 +72,13 @@ class WorldTarget:
 
     @command
     def wait(self, seconds: float) -> Action:
-        """Wait ``seconds`` of simulated time."""
+        """Wait ``seconds`` of simulated time.
+
+        Parameters
+        ----------
+        seconds
+            How long, s of simulated time (0 or more).
+        """
         if not (math.isfinite(seconds) and seconds >= 0):
             raise ScriptError(f"seconds must be a number >= 0, got {seconds!r}")
         world = self.world
@@ -96,7 +102,13 @@ class WorldTarget:
     @command
     def step(self, ticks: int = 1) -> Action:
         """Advance ``ticks`` ticks while paused (single-stepping); done when they have run.
-        When not paused it just waits that many ticks."""
+        When not paused it just waits that many ticks.
+
+        Parameters
+        ----------
+        ticks
+            How many ticks of 1/60 s (1 or more).
+        """
         if ticks < 1:
             raise ScriptError(f"ticks must be a positive integer, got {ticks}")
         clock = self.session.clock
@@ -111,7 +123,13 @@ class WorldTarget:
     @command
     def speed(self, factor: float) -> None:
         """Run at ``factor`` times real time (simulated seconds per wall-clock second; no
-        effect on a world stepped as fast as it can, like ``twig script``)."""
+        effect on a world stepped as fast as it can, like ``twig script``).
+
+        Parameters
+        ----------
+        factor
+            Simulated seconds per wall-clock second (above 0, at most 64).
+        """
         self.session.clock.speed = factor
 
     @command
@@ -142,7 +160,13 @@ class WorldTarget:
     @command
     def state(self, nodes: bool = True) -> Json:
         """A JSON snapshot: time, state hash and every object's type, centre of mass (m),
-        velocity (m/s), pain, whether it sleeps, and (with ``nodes``) its node positions."""
+        velocity (m/s), pain, whether it sleeps, and (with ``nodes``) its node positions.
+
+        Parameters
+        ----------
+        nodes
+            Include every node's position (m).
+        """
         world = self.world
         return {"t": round(world.time, 6), "tick": world.tick, "hash": world.state_hash(),
                 "objects": [_object_state(b, nodes) for b in world.bodies]}
@@ -150,7 +174,18 @@ class WorldTarget:
     @command
     def spawn(self, type: str, name: str, **fields: Any) -> None:
         """Add an object, as an ``[[object]]`` table of a scene file would: ``world: spawn
-        ball ball2 position=(1, 0.5, 0) radius=0.2``. Fields are the type's builder fields."""
+        ball ball2 position=(1, 0.5, 0) radius=0.2``. Fields are the type's builder fields
+        (docs/scenes.md).
+
+        Parameters
+        ----------
+        type
+            The kind of object (``ball``, ``humanoid``, ``chair``...).
+        name
+            Its name, unique in the world.
+        **fields
+            The type's fields (``position``, ``radius``...).
+        """
         from twig.scenes.loader import add_object
 
         world = self.world
@@ -163,22 +198,46 @@ class WorldTarget:
 
     @command
     def remove(self, object: Body) -> None:
-        """Remove an object with its nodes, links and everything attached to them."""
+        """Remove an object with its nodes, links and everything attached to them.
+
+        Parameters
+        ----------
+        object
+            The object to remove.
+        """
         self.world.remove_body(object)
 
     @command
     def subscribe(self, *types: EventType) -> None:
-        """Receive events of these types (all types if none are named) as they happen."""
+        """Receive events of these types (all types if none are named) as they happen.
+
+        Parameters
+        ----------
+        *types
+            Event types (DESIGN.md trace records).
+        """
         self.session.subscribe(types or EVENT_TYPES)
 
     @command
     def unsubscribe(self, *types: EventType) -> None:
-        """Stop receiving events of these types (all if none are named)."""
+        """Stop receiving events of these types (all if none are named).
+
+        Parameters
+        ----------
+        *types
+            Event types.
+        """
         self.session.unsubscribe(types or EVENT_TYPES)
 
     @command
     def json(self, on: bool) -> None:
-        """Replies as one JSON object per line (``world: json on``) or as text (``off``)."""
+        """Replies as one JSON object per line (``world: json on``) or as text (``off``).
+
+        Parameters
+        ----------
+        on
+            JSON replies (true) or text (false).
+        """
         self.session.json = on
 
 

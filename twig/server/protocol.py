@@ -109,13 +109,23 @@ def _json_call(obj: dict[str, Any]) -> Call:
 def _json_value(key: str, v: Any) -> Value:
     if isinstance(v, bool | str) or (isinstance(v, int | float) and math.isfinite(v)):
         return v
-    if (isinstance(v, list) and len(v) == 3
-            and all(isinstance(c, int | float) and not isinstance(c, bool) for c in v)):
+    if _is_vector(v):
         return (float(v[0]), float(v[1]), float(v[2]))
     if isinstance(v, list) and all(isinstance(c, str) for c in v):
         return tuple(Name(c) for c in v)  # the values of a *args parameter, or a field
-    raise ParseError(f"args[{key!r}]: expected a number, a string, true/false or [x, y, z], "
-                     f"got {json.dumps(v)[:40]}")
+    if isinstance(v, dict) and all(isinstance(c, str) for c in v.values()):
+        return dict(v)  # names to names (a joint map)
+    if isinstance(v, list) and v and all(_is_vector(c) for c in v):
+        return tuple((float(c[0]), float(c[1]), float(c[2])) for c in v)  # *points
+    raise ParseError(f"args[{key!r}]: expected a number, a string, true/false, [x, y, z], a "
+                     f"list of names or of [x, y, z], or an object of strings, got "
+                     f"{json.dumps(v)[:40]}")
+
+
+def _is_vector(v: Any) -> bool:
+    return (isinstance(v, list) and len(v) == 3
+            and all(isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c)
+                    for c in v))
 
 
 def format_reply(reply: Reply, json_mode: bool) -> str:
