@@ -35,6 +35,10 @@ class Action:
         ``"running"``, then ``"succeeded"`` or ``"failed"``, exactly once.
     reason
         Why it failed (or how it ended), for people: ``"no object called 'ball2'"``.
+    interrupted
+        Whether it failed because something else stopped it (another command took its
+        limbs, the character went limp, let go or stopped) rather than by its own failure;
+        set by whoever stops it.
     """
 
     def __init__(self, name: str, agent: str = "world", events: EventBus | None = None) -> None:
@@ -42,6 +46,7 @@ class Action:
         self.agent = agent
         self.status: Status = "running"
         self.reason = ""
+        self.interrupted = False
         self._events = events
         self._callbacks: list[Callable[[Action], None]] = []
         if events is not None:

@@ -76,7 +76,39 @@ def _parser() -> argparse.ArgumentParser:
 
     add_batch_parser(sub)
     add_check_parser(sub)
+    _mcp_parser(sub)
     return parser
+
+
+def _mcp_parser(sub: argparse._SubParsersAction) -> None:
+    """``twig mcp`` (docs/agents.md)."""
+    mcp = sub.add_parser("mcp", help="serve a world to AI agents over the Model Context "
+                                     "Protocol (stdio, or --http)")
+    mcp.add_argument("scene", nargs="?", help="built-in scene or .toml path (default: empty)")
+    mcp.add_argument("--seed", type=int, default=None, help="override the scene's seed")
+    mcp.add_argument("--stepped", action="store_true",
+                     help="the world stands still until the agent calls world_step "
+                          "(default: it runs in real time)")
+    mcp.add_argument("--speed", type=float, default=1.0, help="times real time")
+    mcp.add_argument("--max-wait", type=float, default=300.0, metavar="S",
+                     help="longest a tool call waits for its action, wall-clock s (then it "
+                          "returns 'running')")
+    mcp.add_argument("--http", action="store_true",
+                     help="streamable HTTP on --host:--port (path /mcp) instead of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="address to listen on (--http)")
+    mcp.add_argument("--port", type=int, default=8765, help="HTTP port (--http)")
+    mcp.add_argument("--token", help="clients must send 'Authorization: Bearer T' (needed "
+                                     "off localhost)")
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    """Run ``twig mcp``: progress and errors to stderr, stdout is the protocol's."""
+    from twig.mcp import mcp_main
+
+    _compile_first(Console(stderr=True))
+    return mcp_main(args.scene, seed=args.seed, stepped=args.stepped, speed=args.speed,
+                    http=args.http, host=args.host, port=args.port, token=args.token,
+                    max_wait=args.max_wait)
 
 
 def _script_parsers(sub: argparse._SubParsersAction) -> None:
@@ -153,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args, compiled)
         if args.command in ("script", "commands", "serve", "replay"):
             return _script_command(args)
+        if args.command == "mcp":
+            return _mcp(args)
         if args.command == "batch":
             from twig.batch.command import batch_main
 

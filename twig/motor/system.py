@@ -55,6 +55,14 @@ class Task:
         self.action.fail(reason)
 
 
+def _interrupt(task: Task, reason: str) -> None:
+    """Cancel ``task`` because something else stops it: its action (if still running) ends
+    failed and ``interrupted``."""
+    if not task.action.done:
+        task.action.interrupted = True
+    task.cancel(reason)
+
+
 class MotorSystem:
     """All controlled characters of one world (``world.motor``)."""
 
@@ -160,7 +168,7 @@ class MotorSystem:
         cancelling the task it replaces."""
         old = self._tasks.pop((body.id, channel), None)
         if old is not None:
-            old.cancel(self.replaced(body, task.action.name))
+            _interrupt(old, self.replaced(body, task.action.name))
         if not task.finished and (not task.action.done or task.persist):
             self._tasks[(body.id, channel)] = task
         return task.action
@@ -170,7 +178,7 @@ class MotorSystem:
         for side in hands:
             old = self._tasks.pop((body.id, side), None)
             if old is not None and old is not task:
-                old.cancel(self.replaced(body, task.action.name))
+                _interrupt(old, self.replaced(body, task.action.name))
         for side in hands:
             self._tasks[(body.id, side)] = task
         return task.action
@@ -179,7 +187,7 @@ class MotorSystem:
         """Cancel the task on ``body``'s ``channel``, if any."""
         old = self._tasks.pop((body.id, channel), None)
         if old is not None:
-            old.cancel(reason)
+            _interrupt(old, reason)
 
     def after(self, condition: Callable[[], bool], then: Callable[[], None]) -> None:
         """Run ``then()`` at the first tick's act stage where ``condition()`` holds."""
@@ -189,7 +197,7 @@ class MotorSystem:
         """Cancel every task (before a restore: actions cannot be restored)."""
         tasks, self._tasks = self._tasks, {}
         for task in tasks.values():
-            task.cancel(reason)
+            _interrupt(task, reason)
         self._version = -1
 
     def running(self, body: Body) -> list[Action]:

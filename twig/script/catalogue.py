@@ -16,10 +16,12 @@ from typing import Any
 from twig.bodies.humanoid import NODE_NAMES
 from twig.commands import Command, Param, command_classes, command_kind, commands_of
 from twig.script import session  # noqa: F401  (registers the world and body commands)
+from twig.script.binding import MAX_COORDINATE
 from twig.script.world_commands import WorldTarget
 
-VECTOR = {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3}
-"""JSON Schema of a vector ``[x, y, z]``."""
+VECTOR = {"type": "array", "minItems": 3, "maxItems": 3,
+          "items": {"type": "number", "minimum": -MAX_COORDINATE, "maximum": MAX_COORDINATE}}
+"""JSON Schema of a vector ``[x, y, z]`` (components as scripts may give them)."""
 NAME = {"type": "string", "minLength": 1}
 _SCHEMA: dict[str, dict[str, Any]] = {
     "float": {"type": "number"},

@@ -16,6 +16,18 @@ from twig.server.record import Recorder
 from twig.server.server import Limits, Server
 
 
+def make_clock(world: PhysicsWorld, *, speed: float = 1.0, paused: bool = False) -> RealTime:
+    """The real-time loop that will own ``world`` (not started yet), with the physics kernels
+    loaded now rather than on the world's first tick; a scene's own script
+    (``world.script``) is driven by the same clock."""
+    PhysicsWorld().step()
+    clock = RealTime(world, speed=speed, paused=paused)
+    script = getattr(world, "script", None)
+    if script is not None:
+        script.session.clock = clock
+    return clock
+
+
 def make_server(world: PhysicsWorld, *, speed: float = 1.0, paused: bool = False,
                 token: str | None = None, record: str | Path | None = None,
                 scene: str | None = None, limits: Limits | None = None) -> Server:
@@ -24,11 +36,7 @@ def make_server(world: PhysicsWorld, *, speed: float = 1.0, paused: bool = False
     ``record`` logs every command for ``twig replay`` (``scene`` names what to rebuild). A
     scene's own script (``world.script``) is driven by the same clock.
     """
-    PhysicsWorld().step()  # load the physics kernels now, not on the served world's first tick
-    clock = RealTime(world, speed=speed, paused=paused)
-    script = getattr(world, "script", None)
-    if script is not None:
-        script.session.clock = clock
+    clock = make_clock(world, speed=speed, paused=paused)
     recorder = Recorder(record, world, scene) if record is not None else None
     return Server(world, clock, token=token, recorder=recorder, limits=limits)
 
