@@ -41,6 +41,13 @@ LOST_AFTER = 0.1
 """... for this many seconds has lost its hold: the hands part and it docks again."""
 REDOCK = 4.0
 """Seconds a hug that lost its hold has to join again before it ends, failed."""
+REACH = 1.0
+"""A grab steps up to an object farther than this many arm lengths across the ground from
+the hips ..."""
+STEP_IN = 0.75
+"""... until it is this many arm lengths away."""
+HAND_TOUCH = 0.08
+"""A contact this close to the hand node (m, for the 1.75 m adult) is the hand's."""
 
 
 def hands_of(hand: str) -> tuple[str, ...]:
@@ -169,7 +176,13 @@ class Reach(ArmTask):
 
 class Grab(ArmTask):
     """Reach for an object's nearest node and link the hand to it (Horswill VI.C); with
-    ``carry``, then hold the hand at the side (Hold, VIII). Persists until released."""
+    ``carry``, then hold the hand at the side (Hold, VIII). Persists until released.
+
+    An object beyond the arm's reach from where the character stands (:data:`REACH` of the
+    arm, across the ground from the hips) is first stepped up to; the ``timeout`` counts from
+    then. The hand holds once it is near the node, or once it touches the object near it (a
+    node inside a block lies under the block's skin, out of the hand's way).
+    """
 
     persist = True
 
@@ -189,8 +202,17 @@ class Grab(ArmTask):
         # The hand stops at the object's surface: a node inside a ball is the ball's radius in;
         # and a crouching figure's hand gets only so low (a doll lying on the floor).
         self.close = max(0.06, float(world.nodes["radius"][node]) + 0.05 * who.scale)
-        self.floor = 0.2 * who.scale
+        self.floor = 0.25 * who.scale
         self.filters: list[Filter] = []
+        self.walk: Action | None = None
+        if self._across() > REACH * who.arm_length:
+            self.walk = who.walk_to(item, distance=STEP_IN * who.arm_length,
+                                    speed=1.0)
+
+    def _across(self) -> float:
+        """Distance across the ground from the hips to the node, metres."""
+        gap = self.who.world.node_pos[self.node] - self.who.hips
+        return float(np.hypot(gap[0], gap[2]))
 
     def update(self) -> None:
         if self.action.done:
@@ -199,6 +221,17 @@ class Grab(ArmTask):
         stoop(self.who, point[1])
         self.drive(self.side, point)
 
+    def _touches(self, hand: int) -> bool:
+        """Whether the item touched this character at its hand in the last tick."""
+        world, who = self.who.world, self.who
+        contacts = world.contacts
+        rows = contacts.involving(self.item.id)
+        rows = rows[(contacts.body_a[rows] == who.id) | (contacts.body_b[rows] == who.id)]
+        if not len(rows):
+            return False
+        near = np.linalg.norm(contacts.point[rows] - world.node_pos[hand], axis=1)
+        return bool(near.min() < HAND_TOUCH * who.scale)
+
     def check(self) -> None:
         super().check()
         if self.action.done:
@@ -206,12 +239,19 @@ class Grab(ArmTask):
         if not self.item.alive:
             self.cancel(f"{self.side} hand: the object was removed")
             return
+        if self.walk is not None:
+            if not self.walk.done:
+                self.elapsed = 0.0  # the reach's time starts once the item is at hand
+                return
+            self.walk = None
         world = self.who.world
         hand = self.who.node(f"{self.side[0]}_hand")
         gap = world.node_pos[hand] - world.node_pos[self.node]
         low = world.node_pos[self.node, 1] < self.floor and 0.0 < gap[1] < self.floor
         near = np.linalg.norm(gap) < self.close
-        if near or (low and np.linalg.norm(gap[[0, 2]]) < self.close):
+        touching = np.linalg.norm(gap) < self.close + HAND_TOUCH * self.who.scale + 0.1 \
+            and self._touches(hand)
+        if near or touching or (low and np.linalg.norm(gap[[0, 2]]) < 1.5 * self.close):
             self.who._grip(self.side, self.node, self.item)
             stoop(self.who, None)
             if self.carry:
@@ -233,6 +273,9 @@ class Grab(ArmTask):
 
 
     def cancel(self, reason: str) -> None:
+        if self.walk is not None and not self.walk.done:
+            self.who.motor.stop(self.who, "legs", reason)
+        self.walk = None
         for f in self.filters:
             f.restore()
         self.filters = []

@@ -417,9 +417,10 @@ class Character(Body):
     def _grip(self, hand: str, node: int, item: Body) -> None:
         """Link ``hand`` to ``node`` of ``item`` (a zero-length link), tie the rest of another
         body to the hand so that it hangs at its length (:func:`add_grip_tethers`), and say
-        so."""
+        so. A sleeping item wakes: it is to move with the hand."""
         holder = self.node(f"{hand[0]}_hand")
         link = self.world.add_link(holder, node, grab=True)
+        self.world.wake(item)
         tethers = np.zeros(0, dtype=np.int64)
         if item.id != self.id:
             tethers = add_grip_tethers(self.world, holder, item, node)
