@@ -34,6 +34,9 @@ def test_grab_after_approach(preset, item):
     world, kid, grab = approach_then(preset, item, "grab")
     assert grab.status == "succeeded", grab.reason
     assert kid.gripped("right") == "item"
+    world.run(seconds=1)  # the item moves with the hand: one of its nodes is at the hand
+    gaps = world.body("item").positions - kid.node_position("r_hand")
+    assert np.linalg.norm(gaps, axis=1).min() < 0.05
 
 
 @pytest.mark.parametrize(("preset", "item"), [("adult", "doll"), ("child", "block")])

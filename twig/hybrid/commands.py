@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
+import numpy as np
+
 from twig.action import Action
 from twig.commands import Accepts, Json, Vector, command
 from twig.errors import TwigError
@@ -76,6 +78,9 @@ def play_clip(self: Character, clip: ClipName, passive: Body | None = None, loop
 
 GRAPH_CLIPS = ("walk", "walk-left", "walk-right")
 """The library clips ``motion-graph-walk`` builds its graph from."""
+MAX_GRAPH_PATH = 100.0
+"""Longest path (m, across the ground) a motion-graph walk synthesises: the search grows with
+the path, and a far point would hold up the world."""
 
 
 @command(on=Character)
@@ -88,7 +93,7 @@ def motion_graph_walk(self: Character, *points: Vector) -> Action:
     Parameters
     ----------
     *points
-        Points to walk through, [x, y, z] m (at least one).
+        Points to walk through, [x, y, z] m (at least one; the path at most 100 m).
     """
     return walk_motion_graph(self, points)
 
@@ -103,6 +108,11 @@ def walk_motion_graph(character: Character, points: Sequence[Vector],
     if not points:
         return Action.failed(name, character.name, "give at least one point to walk through",
                              events)
+    path = np.diff(np.vstack([character.hips, np.asarray(points, dtype=float)]), axis=0)
+    length = float(np.linalg.norm(path[:, [0, 2]], axis=1).sum())
+    if length > MAX_GRAPH_PATH:
+        return Action.failed(name, character.name, f"the points make a path of {length:.3g} m; "
+                             f"a motion-graph walk goes at most {MAX_GRAPH_PATH:g} m", events)
     try:
         sup = supervisor(character)
         graph = graph_of(tuple(clips), sup.height, sup.preset)

@@ -24,6 +24,8 @@ EventType = Literal["contact", "pain", "behavior", "action", "focus", "grab", "r
                     "controller"]
 """The event types of ``world.events`` (DESIGN.md, trace format)."""
 EVENT_TYPES: tuple[str, ...] = EventType.__args__
+MAX_STEP = 36000
+"""Most ticks one ``world: step`` advances (ten minutes of simulated time)."""
 
 
 class Clock(Protocol):
@@ -107,10 +109,10 @@ class WorldTarget:
         Parameters
         ----------
         ticks
-            How many ticks of 1/60 s (1 or more).
+            How many ticks of 1/60 s (1 to 36000, ten minutes).
         """
-        if ticks < 1:
-            raise ScriptError(f"ticks must be a positive integer, got {ticks}")
+        if not 1 <= ticks <= MAX_STEP:
+            raise ScriptError(f"ticks must be an integer from 1 to {MAX_STEP}, got {ticks}")
         clock = self.session.clock
         world = self.world
         end = world.tick + ticks
