@@ -5,6 +5,7 @@ import base64
 import io
 import itertools
 import json
+import os
 import sys
 
 import numpy as np
@@ -15,7 +16,7 @@ from twig.script.catalogue import tool_schemas
 
 
 def serve(*args: str) -> Client:
-    return Client(StdioServerParameters(command=sys.executable,
+    return Client(StdioServerParameters(command=sys.executable, env=dict(os.environ),
                                         args=["-m", "twig", "mcp", *args]))
 
 
