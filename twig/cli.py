@@ -167,7 +167,7 @@ def console() -> Console:
 def notices() -> Console:
     """Where progress and notices go: stderr, so that stdout holds only the results (a table,
     a timeline) whether or not it is redirected."""
-    return Console(stderr=True)
+    return Console(stderr=True, soft_wrap=True)  # a notice is one line, however long
 
 
 def main(argv: Sequence[str] | None = None) -> int:
