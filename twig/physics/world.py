@@ -25,7 +25,6 @@ from twig.physics.collision.system import CollisionMixin
 from twig.physics.columns import Column, Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
 from twig.physics.handles import Body, BodyRecord, Link
-from twig.physics.kernel_cache import announce_compile
 from twig.physics.ordering import link_order
 from twig.physics.tick import array_args, physics_tick, setting_args
 from twig.physics.validate import as_indices, as_points, as_positive, as_scalar_or_array
@@ -558,7 +557,6 @@ class PhysicsWorld(CollisionMixin):
         """Advance ``n`` ticks: hooks, then one kernel call (broad phase, integrate (eq. 2),
         project (K iterations), friction, sleep, contacts, pain), then tactile memory and
         events."""
-        announce_compile()
         for _ in range(n):
             for hook in self.on_tick_start:
                 hook()
