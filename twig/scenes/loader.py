@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.bodies.stationery import add_clipboard, add_pen
 from twig.errors import SceneError, TwigError, did_you_mean
 from twig.motor import add_character
+from twig.script.syntax import check_text
 from twig.world import World
 
 _OBJECT_TYPES: dict[str, Callable[..., Any]] = {
@@ -50,6 +52,12 @@ _WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "gr
                  "ground_friction": "float", "bounds": "table"}
 _BOUNDS_FIELDS = {"lower": "ArrayLike", "upper": "ArrayLike", "friction": "float"}
 _SCENE_FIELDS = {"description": "str", "seconds": "float", "script": "str"}
+MAX_ITERATIONS = 100
+"""Most relaxation iterations per tick a scene may ask for."""
+MAX_SEED = 2**63 - 1
+"""Largest world seed (seeds are integers from 0)."""
+RESERVED_NAMES = ("world",)
+"""Names no object may have (``world:`` addresses the world itself)."""
 
 _EXPECTED = {
     "ArrayLike": "a vector [x, y, z] of numbers",
@@ -142,6 +150,8 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise SceneError(f"{path}: malformed TOML: {e}") from None
+    except RecursionError:
+        raise SceneError(f"{path}: malformed TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as e:
         raise SceneError(f"{path}: cannot read scene file: {e}") from None
 
@@ -187,6 +197,7 @@ def load_scene(name: str | Path, seed: int | None = None,
     bounds = world_cfg.pop("bounds", None)
     if seed is not None:
         world_cfg["seed"] = seed
+    _world_limits(world_cfg, f"{path}: [world]")
     try:
         world = World(**world_cfg)
         if bounds is not None:
@@ -220,6 +231,29 @@ def load_scene(name: str | Path, seed: int | None = None,
     return world
 
 
+def _world_limits(cfg: Mapping[str, Any], where: str) -> None:
+    """The seed and iterations in range, before the world is built."""
+    seed = cfg.get("seed", 0)
+    if not (isinstance(seed, Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED):
+        raise SceneError(f"{where}: field 'seed': expected an integer from 0 to 2**63 - 1, "
+                         f"got {seed!r}")
+    iterations = cfg.get("iterations", 1)
+    if iterations > MAX_ITERATIONS:  # too few: the world says so
+        raise SceneError(f"{where}: field 'iterations': expected an integer from 1 to "
+                         f"{MAX_ITERATIONS}, got {iterations!r}")
+
+
+def _name(name: str, where: str) -> None:
+    """An object's name: printable, not empty, not reserved."""
+    if not name or name in RESERVED_NAMES:
+        raise SceneError(f"{where}: field 'name': {name!r} cannot name an object (reserved "
+                         f"names: {', '.join(RESERVED_NAMES)}; nor the empty name)")
+    try:
+        check_text(name, f"{where}: field 'name'")
+    except TwigError as e:
+        raise SceneError(str(e)) from None
+
+
 def add_object(world: World, table: Any, where: str, base: Path | None = None) -> None:
     """Add one object from an ``[[object]]`` table (``type``, ``name`` and the builder's
     fields), checked as in a scene file; errors start with ``where``; relative file paths
@@ -244,6 +278,7 @@ def add_object(world: World, table: Any, where: str, base: Path | None = None) -
     missing = [n for n, (_, required) in fields.items() if required and n not in values]
     if missing:
         raise SceneError(f"{where} ({kind}): missing field {missing[0]!r}")
+    _name(values["name"], f"{where} ({kind})")
     where = f"{where} ({kind} {values['name']!r})"
     for field, (annotation, _) in fields.items():
         if annotation == "str | Path" and field in values and base is not None:
