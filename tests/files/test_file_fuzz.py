@@ -162,5 +162,6 @@ def test_mesh_files(tmp_path, suffix, data):
     path.write_bytes(data)
     try:
         add_box_model(World(), "prop", (0, 1, 0), path=path)
-    except AssetError as e:
+    except TwigError as e:
+        assert isinstance(e, AssetError), e
         _one_line(e, path)

@@ -27,6 +27,8 @@ MESH_FORMATS = ("obj", "glb", "gltf", "stl")
 """File extensions a box model can be read from."""
 MESH_KEY = "mesh"
 """Key of the mesh in a body's record meta."""
+MAX_COORDINATE = 1e4
+"""Largest vertex coordinate of a mesh file (before ``scale``)."""
 MIN_HALF_EXTENT = 0.005
 """A flat mesh (a sign, a sheet) still collides as a box at least 1 cm thick, metres."""
 
@@ -53,6 +55,9 @@ def load_mesh(path: str | Path, what: str) -> tuple[np.ndarray, np.ndarray]:
         raise AssetError(f"{what}: mesh {str(p)!r} has no triangles (not a mesh, or empty)")
     if not np.isfinite(vertices).all():
         raise AssetError(f"{what}: mesh {str(p)!r} has vertices that are not finite numbers")
+    if np.abs(vertices).max() > MAX_COORDINATE:
+        raise AssetError(f"{what}: mesh {str(p)!r} has vertices farther than "
+                         f"{MAX_COORDINATE:g} from its origin (not in metres?)")
     return vertices, faces
 
 
