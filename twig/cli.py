@@ -145,9 +145,6 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--ws-port", type=arg.port_or_none, default=7778,
                        help="WebSocket port (0: any free port, -1: none)")
     serve.add_argument("--token", help="clients must send 'token T' first (needed off localhost)")
-    serve.add_argument("--allow-origin", action="append", default=[], metavar="URL",
-                       help="also accept WebSocket clients from web pages of this origin "
-                            "(repeatable; default: this machine's pages only)")
     serve.add_argument("--record", metavar="FILE", help="log every command for twig replay")
     serve.add_argument("--seed", type=arg.seed, default=None,
                        help="override the scene's seed (default: the scene's own)")
@@ -181,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_arguments(args)
         compiled = None
         if args.command in ("run", "script", "serve", "replay", "batch", "check"):
-            compiled = _compile_first(notices(), getattr(args, "scene", None))
+            compiled = _compile_first(notices())
         if args.command == "scenes":
             return _scenes()
         if args.command == "run":
@@ -236,18 +233,16 @@ def _check_arguments(args: argparse.Namespace) -> None:
         arg.check_port_free("--ws-port", args.host, args.ws_port if args.ws_port > 0 else None)
 
 
-def _compile_first(out: Console, scene: str | None = None) -> float | None:
-    """On the first run of a kind of world (``scene``'s, with boxes or without; any world
-    without a scene), compile its kernels, in parallel processes where there are cores to
-    spare (:func:`twig.physics.warmup.compile_kernels`), saying so on ``out`` (stderr): a
-    spinner on a terminal, otherwise a line when it starts, one per part compiled and one when
-    done. Returns the seconds spent, None if cached."""
-    from twig.physics.warmup import compile_kernels, kinds_to_compile
+def _compile_first(out: Console) -> float | None:
+    """On the first run (nothing cached for these sources), compile the kernels, in parallel
+    processes where there are cores to spare (:func:`twig.physics.warmup.compile_kernels`),
+    saying so on ``out`` (stderr): a spinner on a terminal, otherwise a line when it starts,
+    one per part compiled and one when done. Returns the seconds spent, None if cached."""
+    from twig.physics.kernel_cache import kernels_cached
 
-    kinds = kinds_to_compile(scene)
-    if kinds is None:
+    if kernels_cached():
         return None
-    jobs = kinds.jobs()
+    from twig.physics.warmup import JOBS, compile_kernels
 
     text = "compiling the physics kernels (first run only, about a minute)"
     done = []
@@ -256,18 +251,18 @@ def _compile_first(out: Console, scene: str | None = None) -> float | None:
         with out.status(f"{text}...") as status:
             def progress(job: str) -> None:
                 done.append(job)
-                status.update(f"{text}: {len(done)} of {len(jobs)} parts, then the tick...")
+                status.update(f"{text}: {len(done)} of {len(JOBS)} parts, then the tick...")
 
-            compile_kernels(on_done=progress, kinds=kinds)
+            compile_kernels(on_done=progress)
     else:
         out.print(f"twig: {text}...", highlight=False)
 
         def progress(job: str) -> None:
             done.append(job)
-            out.print(f"twig: compiled part {len(done)} of {len(jobs)} ({job}) after "
+            out.print(f"twig: compiled part {len(done)} of {len(JOBS)} ({job}) after "
                       f"{time.perf_counter() - t0:.0f} s", highlight=False)
 
-        compile_kernels(on_done=progress, kinds=kinds)
+        compile_kernels(on_done=progress)
     seconds = time.perf_counter() - t0
     out.print(f"twig: compiled the physics kernels in {seconds:.1f} s; later runs load them "
               "from the cache", highlight=False)
@@ -436,8 +431,7 @@ def _script_command(args: argparse.Namespace) -> int:
         serve_forever(args.scene, host=args.host, port=args.port,
                       ws_port=None if args.ws_port < 0 else args.ws_port, token=args.token,
                       record=args.record, seed=args.seed, speed=args.speed, paused=args.paused,
-                      view_port=args.view_port if args.view else None,
-                      origins=tuple(args.allow_origin))
+                      view_port=args.view_port if args.view else None)
         return 0
     from twig.server import replay
 

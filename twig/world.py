@@ -6,7 +6,8 @@ stays the only code that moves nodes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from numpy.typing import ArrayLike
 
@@ -19,14 +20,15 @@ from twig.bodies.props import add_ball, add_block, add_doll, add_weight
 from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
 from twig.bodies.stationery import add_clipboard, add_pen
 from twig.physics import Body, PhysicsWorld
-from twig.physics.columns import Columns
 from twig.physics.validate import as_positive
 
 if TYPE_CHECKING:
     from twig.behavior import BehaviorSystem
     from twig.export.recording import Recording
+    from twig.hybrid.supervisor import HybridSystem
     from twig.motor import MotorSystem
     from twig.physics import Snapshot
+    from twig.snapshot import WorldSnapshot
 
 
 class World(PhysicsWorld):
@@ -67,31 +69,48 @@ class World(PhysicsWorld):
 
         return add_character(self, name, position, **kwargs)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.systems: dict[str, Any] = {}
+        """The systems made so far, by name: ``"motor"``, ``"behavior"``, ``"hybrid"``
+        (each made on first use by its property; read this to ask without making one)."""
+
     @property
     def motor(self) -> MotorSystem:
         """The motor system (characters' control), made with the first character."""
-        motor = self.__dict__.get("_motor")
+        motor = self.systems.get("motor")
         if motor is None:
             from twig.motor import MotorSystem
 
-            motor = self._motor = MotorSystem(self)
+            motor = self.systems["motor"] = MotorSystem(self)
         return motor
 
     @property
     def behavior(self) -> BehaviorSystem:
         """The behaviour system (autonomous characters' minds), made on first use; see
         :func:`twig.behavior.add_behaviors`."""
-        system = self.__dict__.get("_behavior")
+        system = self.systems.get("behavior")
         if system is None:
             from twig.behavior import BehaviorSystem
 
-            system = self._behavior = BehaviorSystem(self)
+            system = self.systems["behavior"] = BehaviorSystem(self)
+        return system
+
+    @property
+    def hybrid(self) -> HybridSystem:
+        """The hybrid control system (DANCE supervisors), made on first use; see
+        :mod:`twig.hybrid`."""
+        system = self.systems.get("hybrid")
+        if system is None:
+            from twig.hybrid.supervisor import HybridSystem
+
+            system = self.systems["hybrid"] = HybridSystem(self)
         return system
 
     def body(self, name: str) -> Body:
         """The body called ``name`` (a :class:`~twig.motor.Character` if it is one)."""
         body = super().body(name)
-        motor = self.__dict__.get("_motor")
+        motor = self.systems.get("motor")
         if motor is not None and motor.controls(body):
             from twig.motor import Character
 
@@ -101,26 +120,46 @@ class World(PhysicsWorld):
     @property
     def characters(self) -> list[Body]:
         """The controlled characters, in creation order."""
-        motor = self.__dict__.get("_motor")
+        motor = self.systems.get("motor")
         if motor is None:
             return []
         from twig.motor import Character
 
         return [Character(self, b.id) for b in self.bodies if motor.controls(b)]
 
-    def _state_tables(self) -> dict[str, Columns]:
-        tables = super()._state_tables()
-        motor = self.__dict__.get("_motor")
-        if motor is not None:
-            tables["motor"] = motor.table
-        return tables
+    def snapshot(self) -> WorldSnapshot:
+        """The whole state of the world: physics and every system above it (motor tasks and
+        actions, behaviours, attention and memory, scripts, hybrid control, the random
+        generator); see :mod:`twig.snapshot`. :meth:`restore` of it gives the same future,
+        bit for bit."""
+        from twig import snapshot
 
-    def restore(self, snap: Snapshot) -> None:
-        """Return to a :meth:`snapshot`; running actions fail ("the world was restored")."""
-        motor = self.__dict__.get("_motor")
-        if motor is not None:
-            motor.reset("the world was restored")
-        super().restore(snap)
+        return snapshot.capture(self)
+
+    def restore(self, snap: WorldSnapshot | Snapshot) -> None:
+        """Return to a :meth:`snapshot`. Handles (actions, characters, behaviours) keep their
+        identity and get their state of that tick back; bodies removed since come back, and
+        what was made since is gone. A physics-only ``Snapshot`` restores physics only."""
+        from twig import snapshot
+
+        if isinstance(snap, snapshot.WorldSnapshot):
+            snapshot.restore(self, snap)
+        else:
+            super().restore(snap)
+
+    def save(self, path: str | Path) -> None:
+        """Write the whole world (model and state) to ``path``; :meth:`load` in any process
+        gives a world whose future is this one's, bit for bit."""
+        from twig.snapshot import save
+
+        save(self, Path(path))
+
+    @classmethod
+    def load(cls, path: str | Path) -> World:
+        """A world written by :meth:`save` (a ``TwigError`` if ``path`` is not one)."""
+        from twig.snapshot import load
+
+        return load(Path(path))
 
     def add_ball(self, name: str, position: ArrayLike, **kwargs) -> Body:
         """A ball (one node, a sphere); see :func:`twig.bodies.props.add_ball`."""

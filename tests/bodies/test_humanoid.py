@@ -29,7 +29,7 @@ def test_counts_names_and_masses():
     assert kid.node_names == NODE_NAMES and len(NODE_NAMES) == 16
     visible = world.links["visible"] & (world.links["body"] == kid.id)
     assert visible.sum() == 13 == len(LINKS)
-    links = world._body_record(kid.id).meta["links"]
+    links = world.body_record(kid.id).meta["links"]
     rows = world.link_rows([links[name] for name in LINKS])
     pairs = {tuple(sorted(kid.node_names[i - kid.nodes.start] for i in world.link_nodes[r]))
              for r in rows}

@@ -80,7 +80,7 @@ def puppet_turn(period: float = 1.5) -> tuple[twig.World, str]:
                 else rest[node]
             world.move_to(body.node(node), turn @ (local + bob), world.dt)
 
-    world.on_tick_start.append(drive)
+    world.stages.add("commands", drive)
     return world, "puppet"
 
 
@@ -95,7 +95,7 @@ def walk() -> tuple[twig.World, str]:
         if state["act"].done:
             state["act"] = walker.walk_to(next(corners))
 
-    world.on_tick_end.append(next_corner)
+    world.stages.add("record", next_corner)
     return world, "walker"
 
 

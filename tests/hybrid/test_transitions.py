@@ -127,7 +127,7 @@ def test_kinematic_to_dynamic_on_contact_keeps_every_nodes_velocity():
         if isinstance(sup.active, Tracking) and not handed:
             handed.append(sup.velocities().copy())
 
-    world.on_tick_start.append(after_the_supervisor)
+    world.stages.add("hybrid", after_the_supervisor)  # after the supervisor
     path, touching = [world.node_pos[kid.nodes].copy()], []
     for _ in range(120):
         world.step()

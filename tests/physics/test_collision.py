@@ -289,7 +289,7 @@ def test_remembered_candidate_distances_only_skip_tests():
     for forget in (False, True):
         world = pile_world(6)
         if forget:
-            world.on_tick_start.append(lambda w=world: w._pair_seen.fill(0.0))
+            world.stages.add("commands", lambda w=world: w._pair_seen.fill(0.0))
         for _ in range(240):
             world.step()
             remembered += (not forget) and int((world._pair_seen[:, 0] > 0.0).sum())

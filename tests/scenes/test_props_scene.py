@@ -5,7 +5,7 @@ import pytest
 
 import twig
 from twig.errors import SceneError
-from twig.scenes.loader import _OBJECT_TYPES
+from twig.scenes.objects import _OBJECT_TYPES
 
 NEW_TYPES = {"doll", "merry_go_round", "chair", "table", "clipboard", "pen", "box_model"}
 

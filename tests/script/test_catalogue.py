@@ -32,7 +32,7 @@ def test_every_command_is_a_valid_tool_schema_with_a_unique_name():
                                        "[hold=false]"}
     types = by_name["world_subscribe"]["parameters"]["properties"]["types"]
     assert types["items"]["enum"] == ["contact", "pain", "behavior", "action", "focus",
-                                      "grab", "release", "hug", "controller"]
+                                      "grab", "release", "hug", "controller", "removed"]
     assert "ball" in by_name["world_spawn"]["parameters"]["properties"]["type"]["enum"]
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import twig
-from twig.view import providers
+from twig.view import physics_layer, providers, registry
 from twig.view.history import History, numeric_series
 from twig.view.panel import describe
 from twig.view.providers import INSPECTORS, OVERLAYS, Segments, add_inspector, add_overlay
@@ -24,8 +24,8 @@ def test_physics_inspector_reports_pain_speed_and_touch():
 
 
 def test_layers_above_add_fields_and_overlays(monkeypatch):
-    monkeypatch.setattr(providers, "INSPECTORS", dict(INSPECTORS))
-    monkeypatch.setattr(providers, "OVERLAYS", dict(OVERLAYS))
+    monkeypatch.setattr(registry, "INSPECTORS", dict(INSPECTORS))
+    monkeypatch.setattr(registry, "OVERLAYS", dict(OVERLAYS))
     world = twig.World()
     kid = world.add_humanoid("kid")
 
@@ -58,7 +58,7 @@ def test_velocity_overlay_draws_moving_bodies_only():
     world.add_ball("ball", position=(0, 1, 0), velocity=(2, 0, 0))
     world.lock_nodes(world.add_humanoid("kid", position=(3, 0, 0)).nodes)
     world.step()
-    seg = providers.velocity_segments(world)
+    seg = physics_layer.velocity_segments(world)
     assert len(seg.start) == 1
     np.testing.assert_allclose(seg.end - seg.start, [[1.0, seg.end[0, 1] - seg.start[0, 1], 0]],
                                atol=0.05)
@@ -82,8 +82,8 @@ def test_history_keeps_the_last_seconds_and_gaps_missing_series():
 
 
 def test_a_failing_provider_shows_its_error_instead_of_stopping_the_world(monkeypatch):
-    monkeypatch.setattr(providers, "INSPECTORS", dict(INSPECTORS))
-    monkeypatch.setattr(providers, "OVERLAYS", dict(OVERLAYS))
+    monkeypatch.setattr(registry, "INSPECTORS", dict(INSPECTORS))
+    monkeypatch.setattr(registry, "OVERLAYS", dict(OVERLAYS))
     world = twig.World()
     kid = world.add_humanoid("kid")
     add_inspector("broken", lambda world, body: {"focus": body.nodes[99]})

@@ -64,7 +64,7 @@ class CheckWatch:
         # bending to reach down, sitting): a head that goes down then is not a fall.
         self.lowered: list[list[bool]] = [[False] * len(self.characters)]
         self._sub = world.events.subscribe(self.events.append, EVENTS)
-        world.on_tick_end.append(self._on_tick)
+        world.stages.add("record", self._on_tick)
 
     def _on_tick(self) -> None:
         if self.world.contact_count:
@@ -76,8 +76,7 @@ class CheckWatch:
     def stop(self) -> None:
         """Stop collecting (what was collected is kept)."""
         self._sub.cancel()
-        if self._on_tick in self.world.on_tick_end:
-            self.world.on_tick_end.remove(self._on_tick)
+        self.world.stages.remove("record", self._on_tick)
 
 
 def _columns(arrays: Mapping[str, np.ndarray], name: str, nodes: tuple[str, ...]) -> np.ndarray:
@@ -169,7 +168,7 @@ class _Run:
                         for k, c in enumerate(watch.characters)}
         self.characters = [c for c in world.characters if f"{c.name}/head" in
                            set(arrays["node_name"].tolist())]
-        self.meta = {c.name: world._body_record(c.id).meta for c in self.characters}
+        self.meta = {c.name: world.body_record(c.id).meta for c in self.characters}
         self.pains: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(0))
         pains = defaultdict(list)
         for e in self.events:

@@ -81,7 +81,7 @@ class FallWatch:
     def __init__(self, world: World) -> None:
         self.world = world
         self.fallen: set[str] = set()
-        world.on_tick_end.append(self._on_tick)
+        world.stages.add("record", self._on_tick)
 
     def _on_tick(self) -> None:
         if self.world.tick % FALL_CHECK_TICKS == 0:
@@ -92,7 +92,7 @@ class FallWatch:
         (their names, sorted)."""
         down = sorted(c.name for c in self.world.characters if not c.upright)
         self.fallen.update(down)
-        self.world.on_tick_end.remove(self._on_tick)
+        self.world.stages.remove("record", self._on_tick)
         return {"falls": len(self.fallen), "fallen": sorted(self.fallen), "down_at_end": down}
 
 

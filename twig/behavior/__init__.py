@@ -7,18 +7,16 @@ character autonomous; ``kid.behavior`` names what it is doing. Writing a behavio
 ``docs/behaviours.md``.
 """
 
+from twig.behavior import character as _queries  # noqa: F401  (the script queries)
 from twig.behavior.agent import Agent, ApproachRequest
 from twig.behavior.attachment import AttachmentParams
 from twig.behavior.attention import AttentionParams
 from twig.behavior.catalogue import BEHAVIORS, BehaviorError, add_behaviors, make, register
-from twig.behavior.character import install
 from twig.behavior.field import FieldParams, approach_field
 from twig.behavior.playground import Fight, HugParent, PlayBall
 from twig.behavior.selection import DEFAULT_REFRACTORY, Behavior, Selector
 from twig.behavior.standard import Approach, Freeze, PainWithdrawal, SitDown, StandUp
 from twig.behavior.system import BehaviorSystem
-
-install()
 
 __all__ = ["BEHAVIORS", "DEFAULT_REFRACTORY", "Agent", "Approach", "ApproachRequest",
            "AttachmentParams", "AttentionParams", "Behavior", "BehaviorError",

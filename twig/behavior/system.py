@@ -70,9 +70,9 @@ class BehaviorSystem:
         self.motor_rows = np.zeros(0, dtype=np.int64)
         self._version = (-1, -1)
         self._batch: list[tuple[Agent, Approach]] = []
-        motor = world.motor
-        hooks = world.on_tick_start
-        hooks.insert(hooks.index(motor.act) if motor.act in hooks else len(hooks), self.tick)
+        self._sensed = False
+        world.stages.add("sense", self.sense)
+        world.stages.add("decide", self.decide)
         world.events.subscribe(self._on_event, types=("pain", "grab", "release", "hug"))
 
     # ------------------------------------------------------------------ agents
@@ -100,6 +100,11 @@ class BehaviorSystem:
             if agent.name == name:
                 return agent
         return None
+
+    def behavior_of(self, character: Character) -> str | None:
+        """The current top-level behaviour of ``character``, or None if not autonomous."""
+        agent = self.agent(character)
+        return agent.behavior if agent is not None else None
 
     # ------------------------------------------------------------------ tables
     def _refresh(self) -> None:
@@ -146,9 +151,10 @@ class BehaviorSystem:
         return sums / self._counts[:, None]
 
     # ------------------------------------------------------------------ the tick
-    def tick(self) -> None:
-        """Sense (positions, attachment, attention, focus) and decide (every agent's levels,
-        the approach field, gaze) for this tick."""
+    def sense(self) -> None:
+        """The sense stage: object positions, the attachment drive, attention (appraisal,
+        memory) and focus."""
+        self._sensed = False
         if not self.agents:
             return
         self._refresh()
@@ -165,6 +171,14 @@ class BehaviorSystem:
         for row in att.choose_focus(now):
             world.events.emit("focus", agent=self.agents[row].name,
                               object=self.object_names[att.focus[row]])
+        self._sensed = True
+
+    def decide(self) -> None:
+        """The decide stage: every agent's behaviour levels, one approach-field evaluation
+        for every approaching agent (eq. 6), gaze shifts."""
+        if not self._sensed:
+            return
+        world, now = self.world, self.world.time
         self._batch.clear()
         world.motor.autonomous_deciding = True
         try:

@@ -60,24 +60,14 @@ def measure(label: str, world: World, target_ms: float, seconds: float) -> TickC
     stage inside them."""
     world.run(WARMUP_SECONDS)
     system = world.behavior
-    stage = system.tick
     spent: list[float] = []
-
-    def timed() -> None:
-        t0 = time.perf_counter()
-        stage()
-        spent.append(time.perf_counter() - t0)
-
-    hooks = world.on_tick_start
-    hooks[hooks.index(stage)] = timed
     ticks = []
-    try:
-        for _ in range(round(seconds / world.dt)):
-            t0 = time.perf_counter()
-            world.step()
-            ticks.append(time.perf_counter() - t0)
-    finally:
-        hooks[hooks.index(timed)] = stage
+    last = world.profile.last
+    for _ in range(round(seconds / world.dt)):
+        t0 = time.perf_counter()
+        world.step()
+        ticks.append(time.perf_counter() - t0)
+        spent.append(last["sense"] + last["decide"])
     return TickCost(label, len(system.agents), 1e3 * statistics.median(ticks),
                     1e3 * statistics.median(spent), target_ms)
 

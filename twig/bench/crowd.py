@@ -66,18 +66,8 @@ class CrowdResult:
 def _timed(world: World, control: bool) -> tuple[float, float]:
     """(ms per tick, ms per tick in the motor stage) over SECONDS of simulated time (the
     garbage collector paused, see :func:`~twig.bench.timing.gc_paused`)."""
-    motor_s = 0.0
-    if control:
-        act = world.motor.act
-
-        def timed_act() -> None:
-            nonlocal motor_s
-            t0 = time.perf_counter()
-            act()
-            motor_s += time.perf_counter() - t0
-
-        world.on_tick_start[world.on_tick_start.index(act)] = timed_act
     ticks = round(SECONDS / world.dt)
+    world.profile.reset()
     with gc_paused():
         t0 = time.perf_counter()
         for _ in range(ticks):
@@ -87,7 +77,7 @@ def _timed(world: World, control: bool) -> tuple[float, float]:
                 if arrived.any():
                     _new_goals(world, arrived.copy())
         wall = time.perf_counter() - t0
-    return 1000.0 * wall / ticks, 1000.0 * motor_s / ticks
+    return 1000.0 * wall / ticks, world.profile.mean_ms("act")
 
 
 def measure_crowd(count: int) -> CrowdResult:

@@ -76,7 +76,7 @@ class Chart:
 
 def body_meta(body: Body) -> dict:
     """The body's record meta (cold per-body data that snapshots keep: height, charts, mesh)."""
-    return body.world._body_record(body.id).meta
+    return body.world.body_record(body.id).meta
 
 
 def local_points(points: np.ndarray, origin: np.ndarray, axes: np.ndarray) -> np.ndarray:

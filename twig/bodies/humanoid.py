@@ -204,7 +204,7 @@ def add_humanoid(world: PhysicsWorld, name: str, position: ArrayLike = (0.0, 0.0
     _add_joint_limits(world, body, idx, links, size)
     length = {k: float(np.linalg.norm(pos[NODE_NAMES.index(b)] - pos[NODE_NAMES.index(a)]))
               for k, (a, b) in LINKS.items()}
-    world._body_record(body.id).meta.update({"links": links, "lengths": length})
+    world.body_record(body.id).meta.update({"links": links, "lengths": length})
     return body
 
 

@@ -74,7 +74,7 @@ class Recording:
         self._pos: list[np.ndarray] = []
         self._frame_cols: list[np.ndarray] = []
         self._capture()
-        world.on_tick_end.append(self._on_tick)
+        world.stages.add("record", self._on_tick)
 
     def _on_tick(self) -> None:
         if self.world.tick % self.every == 0:
@@ -109,7 +109,7 @@ class Recording:
         for body in w.bodies:
             if body.id not in self._bodies:
                 cols = self._cols[body.nodes]
-                meta = dict(w._body_record(body.id).meta)
+                meta = dict(w.body_record(body.id).meta)
                 self._bodies[body.id] = RecordedBody(body.name, body.type, meta,
                                                      body.node_names, cols)
         vols = w.volumes
@@ -147,8 +147,7 @@ class Recording:
 
     def stop(self) -> None:
         """Stop recording (frames so far are kept)."""
-        if self._on_tick in self.world.on_tick_end:
-            self.world.on_tick_end.remove(self._on_tick)
+        self.world.stages.remove("record", self._on_tick)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The recording as a dict of NumPy arrays (see the module docstring)."""

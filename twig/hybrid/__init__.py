@@ -3,10 +3,10 @@ Animation*, the DANCE paper): motion clips played kinematically, dynamic trackin
 protective reflexes, blended hand-overs between them under a supervisor, and a motion graph.
 
 Importing it registers the characters' commands (``play-clip``, ``motion-graph-walk``,
-``stop-clip``, ``set-passive``, ``controller``) and the viewer's panel fields.
+``stop-clip``, ``set-passive``, ``controller``); the viewer's fields are in
+:mod:`twig.view.hybrid_layer`.
 """
 
-from twig.hybrid import view as _view  # noqa: F401  (the viewer's panel fields)
 from twig.hybrid.bvh import Bvh, BvhError, joint_positions, load_bvh, parse_bvh, rest_positions
 from twig.hybrid.clip import Clip, ClipError, ClipRecorder, load_clip, loop_cut, save_clip
 from twig.hybrid.commands import (

@@ -244,7 +244,7 @@ class ClipRecorder:
         self.every = every
         self._start = self.world.tick
         self._frames = [self.world.node_pos[character.nodes].copy()]
-        self.world.on_tick_end.append(self._capture)
+        self.world.stages.add("record", self._capture)
 
     def _capture(self) -> None:
         if (self.world.tick - self._start) % self.every == 0:
@@ -252,12 +252,11 @@ class ClipRecorder:
 
     def stop(self) -> None:
         """Stop recording (the frames so far are kept)."""
-        if self._capture in self.world.on_tick_end:
-            self.world.on_tick_end.remove(self._capture)
+        self.world.stages.remove("record", self._capture)
 
     def clip(self, name: str, loop: bool = False, start: float = 0.0) -> Clip:
         """The frames recorded so far (from ``start`` seconds in) as a clip."""
-        meta = self.world._body_record(self.character.id).meta
+        meta = self.world.body_record(self.character.id).meta
         first = round(start * self.world_fps)
         return Clip(name, np.array(self._frames[first:]), self.world_fps, loop,
                     float(meta["height"]), str(meta.get("preset", "adult")))

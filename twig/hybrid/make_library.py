@@ -37,7 +37,7 @@ def gait(name: str, speed: float, turn_radius: float = 0.0) -> Clip:
             a = rate * world.time
             actor.walk((speed * math.sin(a), 0.0, speed * math.cos(a)))
 
-        world.on_tick_start.insert(0, steer)
+        world.stages.add("commands", steer)
     else:
         actor.walk((0.0, 0.0, speed))
     world.run(seconds=3.0)

@@ -90,7 +90,7 @@ class Supervisor:
         self.system = system
         self.character = character
         self.world = character.world
-        meta = self.world._body_record(character.id).meta
+        meta = self.world.body_record(character.id).meta
         self.height = float(meta["height"])
         self.preset = str(meta.get("preset", "adult"))
         self.active: Controller = MotorControl()
@@ -230,8 +230,8 @@ class Supervisor:
         passive = self.passive | (self.active.passive if isinstance(self.active, ClipPlayer)
                                   else frozenset())
         for other in others.tolist():
-            if other != me and other in self.world._bodies:
-                name = self.world._bodies[other].name
+            if other != me and self.world.has_body(other):
+                name = self.world.body_record(other).name
                 if name not in passive:
                     return name
         return None
@@ -258,7 +258,7 @@ class Supervisor:
         passive = self.passive | (player.passive if isinstance(player, ClipPlayer)
                                   else frozenset())
         for k in np.flatnonzero(hit).tolist():
-            name = w._bodies[int(w.node_body[others[k]])].name
+            name = w.body_record(int(w.node_body[others[k]])).name
             if name not in passive:
                 return name
         return None
@@ -397,7 +397,7 @@ class HybridSystem:
         self.world = world
         self.supervisors: dict[int, Supervisor] = {}
         self.fast = np.zeros(0, dtype=np.int64)
-        world.on_tick_start.append(self.tick)
+        world.stages.add("hybrid", self.tick)
 
     def tick(self) -> None:
         w = self.world
@@ -405,7 +405,7 @@ class HybridSystem:
         # Nodes moving faster than 2 m/s: the only ones that can fly at a head.
         self.fast = np.flatnonzero((speed2 > (2.0 * w.dt) ** 2) & (w.node_inv_mass > 0))
         for body_id, sup in list(self.supervisors.items()):
-            if body_id not in self.world._bodies:
+            if not self.world.has_body(body_id):
                 del self.supervisors[body_id]
                 continue
             sup.tick()
@@ -413,10 +413,7 @@ class HybridSystem:
 
 def system(world: PhysicsWorld) -> HybridSystem:
     """The world's hybrid system (made on first use)."""
-    found = world.__dict__.get("_hybrid")
-    if found is None:
-        found = world._hybrid = HybridSystem(world)
-    return found
+    return world.hybrid
 
 
 def supervisor(character: Character) -> Supervisor:

@@ -197,7 +197,7 @@ class Grab(ArmTask):
         if node is None:
             gaps = np.linalg.norm(who.world.node_pos[item.nodes] - who.world.node_pos[hand], axis=1)
             node = item.nodes.start + int(np.argmin(gaps))
-        self.node = node
+        self.local = node - item.nodes.start  # node indices shift when earlier bodies go
         world = who.world
         # The hand stops at the object's surface: a node inside a ball is the ball's radius in;
         # and a crouching figure's hand gets only so low (a doll lying on the floor).
@@ -213,6 +213,11 @@ class Grab(ArmTask):
         """Distance across the ground from the hips to the node, metres."""
         gap = self.who.world.node_pos[self.node] - self.who.hips
         return float(np.hypot(gap[0], gap[2]))
+
+    @property
+    def node(self) -> int:
+        """The node the hand goes for (UnknownNameError once the object is removed)."""
+        return self.item.nodes.start + self.local
 
     def update(self) -> None:
         if self.action.done:
@@ -281,6 +286,12 @@ class Grab(ArmTask):
         self.filters = []
         super().cancel(reason)
 
+    def abandon(self, reason: str) -> None:
+        for f in self.filters:
+            f.restore()
+        self.filters = []
+        super().abandon(reason)
+
 class Hug(ArmTask):
     persist = True
     """Approach the partner, reach, and when its torso touches ours, bring the hands round
@@ -301,6 +312,7 @@ class Hug(ArmTask):
         self.join: Link | None = None
         self.away = 0.0  # seconds the joined hands have been off the partner's trunk
         self.redock_by = np.inf  # when a hug that lost its hold must have joined again
+        self.names = (who.name, partner.name)  # for the events once either is removed
         who.world.events.emit("hug", agent=who.name, object=partner.name, status="start")
         # Arms round the partner's body, between its arms and sides: the partner's arms let
         # the hugger through (stick figures have no room there; its hands end up on our back).
@@ -318,7 +330,7 @@ class Hug(ArmTask):
             return p.centroid
         hips = 0.5 * (p.node_position("l_hip") + p.node_position("r_hip"))
         y = max(self.who.node_position("neck")[1] - 0.05 * self.who.scale,
-                hips[1] + 0.15 * p.world._body_record(p.id).meta.get("scale", 1.0))
+                hips[1] + 0.15 * p.world.body_record(p.id).meta.get("scale", 1.0))
         low, high = p.node_position("pelvis"), p.node_position("neck")
         s = np.clip((y - low[1]) / max(high[1] - low[1], 1e-6), 0.0, 1.0)
         return low + s * (high - low)
@@ -364,7 +376,7 @@ class Hug(ArmTask):
                 t["walk"][r] = 0.0
             # Round the sides first, then behind, pulled by springs: the hands slide around
             # the partner instead of shoving it away.
-            radius = 0.1 * self.partner.world._body_record(self.partner.id).meta.get(
+            radius = 0.1 * self.partner.world.body_record(self.partner.id).meta.get(
                 "scale", 1.0) + 0.05
             if self.phase == "wrap":
                 targets = [torso + ahead * 0.3 * radius + sign * side * (radius + 0.05)
@@ -448,7 +460,7 @@ class Hug(ArmTask):
         who._table["walk"][who._row] = 0.0
         if self.join is not None and self.join.alive:
             self.join.remove()
-        world.events.emit("hug", agent=who.name, object=self.partner.name, status="end")
+        world.events.emit("hug", agent=who.name, object=self.names[1], status="end")
         # Let go gently: the hands come back in front of the chest before they hang free
         # (flung free from behind the partner, the arms would strike it).
         t, r = who._table, who._row
@@ -464,6 +476,7 @@ class Hug(ArmTask):
 
         def hang() -> None:
             if who.alive:
+                t, r = who._table, who._row  # rows move when other characters go
                 for side, k in SIDES.items():
                     if t["hand_mode"][r, k] == HAND_CARRY and (who.id, side) not in \
                             who.motor._tasks:
@@ -473,8 +486,11 @@ class Hug(ArmTask):
         # The arms may still be round the partner: collisions between the two come back only
         # once they have parted, or the separation would throw them about.
         partner = self.partner
+        if not partner.alive:
+            self._restore_filters()
+            return
         # Apart: the partner's arms cannot reach us (they pass through us until then).
-        clear = 0.75 * world._body_record(partner.id).meta.get("scale", 1.0) + 0.3
+        clear = 0.75 * world.body_record(partner.id).meta.get("scale", 1.0) + 0.3
 
         def parted() -> bool:
             if not (who.alive and partner.alive):
@@ -483,6 +499,16 @@ class Hug(ArmTask):
             return float(np.hypot(*gap)) > clear
 
         who.motor.after(parted, self._restore_filters)
+
+    def abandon(self, reason: str) -> None:
+        if self.finished:
+            return
+        super().abandon(reason)
+        if self.join is not None and self.join.alive:
+            self.join.remove()
+        self._restore_filters()
+        self.who.world.events.emit("hug", agent=self.names[0], object=self.names[1],
+                                   status="end")
 
     def _restore_filters(self) -> None:
         for f in self.filters:

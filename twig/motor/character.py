@@ -78,6 +78,13 @@ class Character(Body):
         return facing(self)
 
     @property
+    def behavior(self) -> str | None:
+        """The current top-level behaviour (``"play-ball"``) if the character is autonomous
+        (:mod:`twig.behavior`), else None. Asked of the world's behaviour system, if any."""
+        system = self.world.systems.get("behavior")
+        return None if system is None else system.behavior_of(self)
+
+    @property
     def pain(self) -> float:
         """Current pain level, joules of recent impacts (decaying)."""
         return self.world.pain(self)

@@ -115,16 +115,27 @@ class HoldForUse(ArmTask):
         self.side = side
         self.item = item
         self.chart_name = chart_name
-        self.nodes, self.local = chart_nodes(item, chart_name)
+        nodes, self.local = chart_nodes(item, chart_name)
+        self.frame = nodes - item.nodes.start  # node indices shift when earlier bodies go
         self.tilt = tilt
         t, r = who._table, who._row
         t["face"][r] = (math.sin(who.heading), 0.0, math.cos(who.heading))
         t["face_on"][r] = True  # the facing lock (VIII): no slow spin
         hand = who.node(f"{side[0]}_hand")
-        gaps = np.linalg.norm(who.world.node_pos[self.nodes] - who.world.node_pos[hand], axis=1)
-        self.grip = int(self.nodes[int(np.argmin(gaps))])
+        gaps = np.linalg.norm(who.world.node_pos[nodes] - who.world.node_pos[hand], axis=1)
+        self.grip_local = int(self.frame[int(np.argmin(gaps))])
         self.gripped = False
         self.carried: tuple[np.ndarray, np.ndarray] | None = None  # the pose it has reached
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """The chart's frame nodes now (UnknownNameError once the item is removed)."""
+        return self.item.nodes.start + self.frame
+
+    @property
+    def grip(self) -> int:
+        """The item's node the hand holds."""
+        return self.item.nodes.start + self.grip_local
 
     def pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Where the chart's origin and axes (rows x, y, z) should be now."""
@@ -174,7 +185,8 @@ class HoldForUse(ArmTask):
             self.cancel(f"could not take hold of {self.item.name}")
 
     def cancel(self, reason: str) -> None:
-        release_nodes(self.who.world, self.nodes)
+        if self.item.alive:
+            release_nodes(self.who.world, self.nodes)
         self.who._table["face_on"][self.who._row] = False
         self.who._ungrip(self.side)
         super().cancel(reason)
@@ -194,12 +206,20 @@ class Write(ArmTask):
         self.board = board
         self.marks = marks
         self.per_mark = seconds_per_mark
-        self.tip, self.top = pen.node("tip"), pen.node("top")
         self.length = float(np.linalg.norm(pen.node_position("top") - pen.node_position("tip")))
         self.gripped = False
         self.writing = False  # True while the tip is on the surface, drawing
         self.carried: tuple[np.ndarray, np.ndarray] | None = None  # the tip and top reached
         self.arrived = False  # the tip has come over the board
+
+    @property
+    def tip(self) -> int:
+        """The pen's tip node (indices shift when earlier bodies go)."""
+        return self.pen.node("tip")
+
+    @property
+    def top(self) -> int:
+        return self.pen.node("top")
 
     def tip_local(self) -> tuple[np.ndarray, bool]:
         """The tip's chart coordinates now, and whether it is on the surface."""
@@ -279,6 +299,7 @@ class Write(ArmTask):
             self.action.succeed()
 
     def cancel(self, reason: str) -> None:
-        release_nodes(self.who.world, np.array([self.tip, self.top]))
+        if self.pen.alive:
+            release_nodes(self.who.world, np.array([self.tip, self.top]))
         self.who._ungrip(self.side)
         super().cancel(reason)

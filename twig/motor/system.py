@@ -19,6 +19,8 @@ import numpy as np
 from twig.action import Action
 from twig.bodies.frames import facing
 from twig.bodies.humanoid import BRACES, NODE_NAMES
+from twig.errors import TwigError, UnknownNameError
+from twig.events import Event
 from twig.motor.kernels import motor_tick
 from twig.motor.state import MOTOR_COLUMNS, NECK, PASSIVE, STAND
 from twig.physics.columns import Columns
@@ -54,6 +56,11 @@ class Task:
         self.finished = True
         self.action.fail(reason)
 
+    def abandon(self, reason: str) -> None:
+        """Stop because the character was removed: as :meth:`cancel`, without touching the
+        character (its rows are gone); tasks that changed other bodies undo that."""
+        Task.cancel(self, reason)
+
 
 def _interrupt(task: Task, reason: str) -> None:
     """Cancel ``task`` because something else stops it: its action (if still running) ends
@@ -79,14 +86,15 @@ class MotorSystem:
         self.autonomous_deciding = False
         """True while autonomous behaviours give commands (the behaviour system's decide
         stage): what they replace is said to be replaced by the character's own behaviours."""
-        world.on_tick_start.append(self.act)
+        world.events.subscribe(self._on_removed, types=("removed",))
+        world.stages.add("act", self.act)
 
     # ------------------------------------------------------------------ characters
     def add(self, body: Body, mode: int = STAND) -> int:
         """Control ``body`` (a humanoid) in ``mode`` (STAND or PASSIVE): returns its row. Its
         build sets the gait's scale."""
         world = self.world
-        meta = world._body_record(body.id).meta
+        meta = world.body_record(body.id).meta
         length = meta["lengths"]
         nodes = np.array([body.node(n) for n in NODE_NAMES])
         inv = world.node_inv_mass[nodes]
@@ -110,9 +118,14 @@ class MotorSystem:
         return len(self.table) - 1
 
     def row(self, body: Body) -> int:
-        """The table row of ``body`` (a controlled character)."""
+        """The table row of ``body`` (a controlled character); UnknownNameError if it is
+        not one (any more)."""
         self._refresh()
-        return self._rows[body.id]
+        row = self._rows.get(body.id)
+        if row is None:
+            raise UnknownNameError(f"body #{body.id} is not a character under motor control "
+                                   "(removed?)")
+        return row
 
     def controls(self, body: Body) -> bool:
         """Whether ``body`` is a controlled character."""
@@ -124,14 +137,14 @@ class MotorSystem:
         world = self.world
         if self._version == world.topology_version:
             return
-        alive = np.array([b in world._bodies for b in self.table["body"]], dtype=bool)
+        alive = np.array([world.has_body(int(b)) for b in self.table["body"]], dtype=bool)
         if not alive.all():
-            for key in [k for k in self._tasks if k[0] not in world._bodies]:
-                self._tasks.pop(key).cancel("the character was removed")
+            for key in [k for k in self._tasks if not world.has_body(k[0])]:
+                self._tasks.pop(key).abandon("the character was removed")
             self.table.keep(alive)
         self._rows = {int(b): r for r, b in enumerate(self.table["body"])}
         for body_id, r in self._rows.items():
-            start = world._body_record(body_id).start
+            start = world.body_record(body_id).start
             self.table["node"][r] = start + np.arange(len(NODE_NAMES))
         # Gazes follow nodes by permanent id (node indices shift when bodies go).
         uid = self.table["gaze_uid"]
@@ -149,7 +162,7 @@ class MotorSystem:
         world = self.world
         ids, geom = [], []
         for body_id in self.table["body"]:
-            meta = world._body_record(int(body_id)).meta
+            meta = world.body_record(int(body_id)).meta
             geom.extend(meta["breath"])
             ids.extend(meta["links"][name] for name in _BREATH_BRACES)
         self._breath_rows = world.link_rows(ids) if ids else np.zeros(0, dtype=np.int64)
@@ -189,16 +202,31 @@ class MotorSystem:
         if old is not None:
             _interrupt(old, reason)
 
+    def _on_removed(self, event: Event) -> None:
+        """A body was removed: its grips go, hands holding it let go (``release`` events),
+        and a removed character's tasks end (their actions fail)."""
+        gone, name = int(event["id"]), str(event["object"])
+        for (holder, side), (_, item, tethers) in list(self.grips.items()):
+            if holder == gone:
+                del self.grips[(holder, side)]
+            elif item == name:
+                del self.grips[(holder, side)]
+                self.world.remove_links(tethers)
+                self.world.events.emit("release", agent=self.world.body_record(holder).name,
+                                       object=name, hand=side)
+        self._refresh()
+
     def after(self, condition: Callable[[], bool], then: Callable[[], None]) -> None:
         """Run ``then()`` at the first tick's act stage where ``condition()`` holds."""
         self._after.append((condition, then))
 
-    def reset(self, reason: str) -> None:
-        """Cancel every task (before a restore: actions cannot be restored)."""
-        tasks, self._tasks = self._tasks, {}
-        for task in tasks.values():
-            _interrupt(task, reason)
-        self._version = -1
+    @staticmethod
+    def _end(task: Task, reason: str) -> None:
+        """Cancel ``task``; abandon it if even that needs what was removed."""
+        try:
+            task.cancel(reason)
+        except TwigError:
+            task.abandon(reason)
 
     def running(self, body: Body) -> list[Action]:
         """The actions running on ``body``."""
@@ -216,7 +244,10 @@ class MotorSystem:
             if id(task) not in seen and not task.finished and (
                     not task.action.done or task.persist):
                 seen.add(id(task))  # a two-handed task holds two channels: run it once
-                method(task)
+                try:
+                    method(task)
+                except TwigError as e:  # what it works on was removed, or a node renamed
+                    self._end(task, str(e))
             over = task.finished or (task.action.done and not task.persist)
             if over and self._tasks.get(key) is task:
                 del self._tasks[key]
@@ -230,10 +261,13 @@ class MotorSystem:
         if self._after:
             waiting, self._after = self._after, []
             for condition, then in waiting:
-                if condition():
-                    then()
-                else:
-                    self._after.append((condition, then))
+                try:
+                    if condition():
+                        then()
+                    else:
+                        self._after.append((condition, then))
+                except TwigError:
+                    pass  # what it waited on was removed
         self._each_task(lambda task: task.update())
         world, t = self.world, self.table
         nodes = world.nodes

@@ -48,7 +48,7 @@ class Body:
 
     @property
     def _record(self) -> BodyRecord:
-        return self.world._body_record(self.id)
+        return self.world.body_record(self.id)
 
     @property
     def name(self) -> str:

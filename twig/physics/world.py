@@ -10,97 +10,40 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+import time as _time
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.errors import PhysicsError, UnknownNameError
 from twig.events import EventBus
-from twig.physics import flags
 from twig.physics.collision.broad import PAIRS
 from twig.physics.collision.system import CollisionMixin
-from twig.physics.columns import Column, Columns
+from twig.physics.columns import Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
+from twig.physics.control import NodeControl
 from twig.physics.handles import Body, BodyRecord, Link
+from twig.physics.kernel_cache import announce_compile
 from twig.physics.ordering import link_order
+from twig.physics.snapshot import Snapshot, put_back, take_snapshot
+from twig.physics.stages import AFTER_PHYSICS, BEFORE_PHYSICS, Profile, Stages
+from twig.physics.tables import (
+    ANGLE_COLUMNS,
+    DEFAULT_DAMP_AIR,
+    DEFAULT_DAMP_GROUND,
+    HINGE_COLUMNS,
+    LINK_COLUMNS,
+    NODE_COLUMNS,
+    PLANE_COLUMNS,
+)
 from twig.physics.tick import array_args, physics_tick, setting_args
 from twig.physics.validate import as_indices, as_points, as_positive, as_scalar_or_array
 
-DEFAULT_DAMP_AIR = 0.002
-"""Per-tick damping factor ``d`` of eq. 2 in the air: about 11 % of velocity lost per second."""
-DEFAULT_DAMP_GROUND = 0.1
-"""Per-tick damping in contact with the ground (Horswill VI.A: "large when in contact")."""
-
-NODE_COLUMNS = {
-    "pos": Column(np.float64, (3,)),
-    "prev": Column(np.float64, (3,)),
-    "acc": Column(np.float64, (3,)),
-    "inv_mass": Column(np.float64, (), 1.0),
-    "damp_air": Column(np.float64, (), DEFAULT_DAMP_AIR),
-    "damp_ground": Column(np.float64, (), DEFAULT_DAMP_GROUND),
-    "damp_ref": Column(np.int32, (), -1),
-    "damp_rel": Column(np.float64, ()),
-    "radius": Column(np.float64, ()),
-    "ground_normal": Column(np.float64, (3,)),
-    "flags": Column(np.uint8, ()),
-    "body": Column(np.int32, (), -1),
-    "lock_pos": Column(np.float64, (3,)),
-    "move_target": Column(np.float64, (3,)),
-    "move_time": Column(np.float64, ()),
-    "rest_anchor": Column(np.float64, (3,)),
-    "friction_hold": Column(np.float64, (3,)),
-    "uid": Column(np.int64, ()),
-}
-LINK_COLUMNS = {
-    "nodes": Column(np.int32, (2,)),
-    "min": Column(np.float64, ()),
-    "max": Column(np.float64, ()),
-    "stiffness": Column(np.float64, (), 1.0),
-    "mode": Column(np.uint8, ()),
-    "visible": Column(np.bool_, (), True),
-    "body": Column(np.int32, (), -1),
-    "id": Column(np.int64, ()),
-}
-HINGE_COLUMNS = {
-    "nodes": Column(np.int32, (7,)),
-    "plane": Column(np.bool_, (), True),
-    "bend_min": Column(np.float64, (), -math.inf),
-    "body": Column(np.int32, (), -1),
-}
-ANGLE_COLUMNS = {
-    "nodes": Column(np.int32, (3,)),
-    "cos": Column(np.float64, (2,)),
-    "body": Column(np.int32, (), -1),
-}
-PLANE_COLUMNS = {
-    "normal": Column(np.float64, (3,)),
-    "offset": Column(np.float64, ()),
-    "friction": Column(np.float64, (), 1.0),
-}
+__all__ = ["DEFAULT_DAMP_AIR", "DEFAULT_DAMP_GROUND", "PhysicsWorld", "Snapshot"]
 
 
-def _cleared(flag: int) -> np.uint8:
-    """Mask that clears ``flag`` in the uint8 ``node_flags``."""
-    return np.uint8(0xFF ^ flag)
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Everything needed to give a restored world the same future, bit for bit."""
-
-    tables: dict[str, dict[str, np.ndarray]]
-    bodies: dict[int, BodyRecord]
-    counters: dict[str, int]
-    tick: int
-    rng_state: dict[str, Any]
-    broad: tuple[np.ndarray, ...] | None = None
-    """The cached pair list and the boxes it was built for (see ``CollisionMixin``)."""
-
-
-class PhysicsWorld(CollisionMixin):
+class PhysicsWorld(NodeControl, CollisionMixin):
     """Nodes, constraints, static planes and collision volumes, advanced by :meth:`step`.
 
     Parameters
@@ -121,8 +64,22 @@ class PhysicsWorld(CollisionMixin):
     Arrays ``node_<quantity>`` and ``link_<quantity>`` are live views of the state: read them
     freely, change state through methods so that invariants hold. ``events`` is the world's
     :class:`~twig.events.EventBus` (pain and contact events from here, more from the layers
-    above).
+    above). ``stages`` holds what the layers above run in each stage of the tick
+    (:mod:`~twig.physics.stages`), ``profile`` what each stage of the last tick cost.
     """
+
+    OWN_STATE = frozenset({
+        "nodes", "links", "hinges", "angles", "planes", "volumes", "body_state", "_bodies",
+        "_counters", "tick", "rng", "_contacts", "_contacts_at", "_touches", "pain_events"})
+    """Attributes :meth:`snapshot` copies itself."""
+    CACHES = frozenset({
+        "_solver", "_solver_slot", "_solver_version", "_args_key", "_args", "_col_version",
+        "_col", "_col_force", "broad_stats", "profile", "_pair_vol", "_pair_key", "_pair_seen",
+        "_block_key", "_block_start", "_pair_i", "_pair_f", "_pair_active", "_hit_row",
+        "_hit_ids", "_pain_hits", "_pain_level"})
+    """Attributes derived from the state or scratch buffers of the tick: no snapshot keeps
+    them (a restore rebuilds what it needs). Every other attribute, including those the layers
+    above set, is state that ``twig.World.snapshot`` keeps."""
 
     def __init__(self, seed: int = 0, iterations: int = 4,
                  gravity: ArrayLike = (0.0, -9.81, 0.0), ground: bool = True,
@@ -147,8 +104,8 @@ class PhysicsWorld(CollisionMixin):
         self._solver_version = -1
         self._args_key: tuple = ()
         self._args: tuple = ()
-        self.on_tick_start: list[Callable[[], None]] = []
-        self.on_tick_end: list[Callable[[], None]] = []
+        self.stages = Stages()
+        self.profile = Profile()
         self.events = EventBus(lambda: self.time)
         self._init_collision()
         if ground:
@@ -259,11 +216,17 @@ class PhysicsWorld(CollisionMixin):
         """All bodies, in creation order."""
         return [Body(self, i) for i in self._bodies]
 
-    def _body_record(self, body_id: int) -> BodyRecord:
+    def body_record(self, body_id: int) -> BodyRecord:
+        """The bookkeeping of body ``body_id`` (name, type, node range, ``meta`` of its
+        builder); UnknownNameError once it has been removed."""
         try:
             return self._bodies[body_id]
         except KeyError:
             raise UnknownNameError(f"body #{body_id} has been removed") from None
+
+    def has_body(self, body_id: int) -> bool:
+        """Whether body ``body_id`` is still in the world."""
+        return body_id in self._bodies
 
     def node_index(self, name: str) -> int:
         """Global index of ``"body/node"`` (e.g. ``"kid/l_hand"``)."""
@@ -278,7 +241,7 @@ class PhysicsWorld(CollisionMixin):
 
     def remove_body(self, body: Body | str) -> None:
         """Remove a body with its nodes and every link, hinge and angle limit touching them."""
-        rec = self._body_record(body.id if isinstance(body, Body) else self.body(body).id)
+        rec = self.body_record(body.id if isinstance(body, Body) else self.body(body).id)
         keep = np.ones(len(self.nodes), dtype=bool)
         keep[rec.start:rec.start + rec.count] = False
         self._remove_nodes(keep)
@@ -287,6 +250,7 @@ class PhysicsWorld(CollisionMixin):
         for other in self._bodies.values():
             if other.start > rec.start:
                 other.start -= rec.count
+        self.events.emit("removed", object=rec.name, kind=rec.type, id=rec.id)
 
     def _remove_nodes(self, keep: np.ndarray) -> None:
         new_index = np.cumsum(keep) - 1
@@ -554,118 +518,40 @@ class PhysicsWorld(CollisionMixin):
         return self._args
 
     def step(self, n: int = 1) -> None:
-        """Advance ``n`` ticks: hooks, then one kernel call (broad phase, integrate (eq. 2),
-        project (K iterations), friction, sleep, contacts, pain), then tactile memory and
-        events."""
+        """Advance ``n`` ticks, each running the stages of :mod:`~twig.physics.stages` in
+        order: the layers' stages before physics, then one kernel call (broad phase, integrate
+        (eq. 2), project (K iterations), friction, sleep, contacts, pain), tactile memory and
+        events, the tick count, then the ``record`` stage. Each stage's wall time goes into
+        :attr:`profile`."""
+        announce_compile()
+        stages, profile, clock = self.stages, self.profile, _time.perf_counter
         for _ in range(n):
-            for hook in self.on_tick_start:
-                hook()
+            start = clock()
+            stages.run(BEFORE_PHYSICS, profile)
+            t0 = clock()
+            self._physics_tick()
+            spent = clock() - t0
+            profile.last["physics"] = spent
+            profile.total["physics"] += spent
+            stages.run(AFTER_PHYSICS, profile)
+            spent = clock() - start
+            profile.last["step"] = spent
+            profile.total["step"] += spent
+            profile.ticks += 1
+
+    def _physics_tick(self) -> None:
+        """The physics stage: the tick kernel, then contacts and pain; the tick count."""
+        n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(), *setting_args(self))
+        if n_contacts < 0:
+            # More candidate pairs than buffer rows: nothing moved; grow and list again.
+            self._grow_pairs(2 * n_pairs)
+            self.broad_stats[PAIRS] = 0
+            self._col_force = True
             n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
                                                        *setting_args(self))
-            if n_contacts < 0:
-                # More candidate pairs than buffer rows: nothing moved; grow and list again.
-                self._grow_pairs(2 * n_pairs)
-                self.broad_stats[PAIRS] = 0
-                self._col_force = True
-                n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
-                                                           *setting_args(self))
-            self._col_force = False
-            self._sense(n_contacts, n_pain)
-            self.tick += 1
-            for hook in self.on_tick_end:
-                hook()
-
-    # ------------------------------------------------------------------ node control
-    def _node_sel(self, nodes: int | slice | ArrayLike) -> np.ndarray | slice:
-        if isinstance(nodes, slice):
-            return nodes
-        return self._check_nodes(np.atleast_1d(as_indices(nodes, "nodes")), "nodes")
-
-    def set_velocity(self, nodes: int | slice | ArrayLike, velocity: ArrayLike) -> None:
-        """Give nodes a velocity (m/s) from now on: ``prev = pos - v dt`` (Horswill VII.A)."""
-        sel = self._node_sel(nodes)
-        v = as_points(velocity, "velocity")
-        self.node_prev[sel] = self.node_pos[sel] - v * self.dt
-        self.nodes["friction_hold"][sel] = 0.0  # friction's hold of the last tick no longer applies
-
-    def set_acceleration(self, nodes: int | slice | ArrayLike, acceleration: ArrayLike) -> None:
-        """Set the nodes' control acceleration (m/s^2, on top of gravity) for the next tick."""
-        self.nodes["acc"][self._node_sel(nodes)] = as_points(acceleration, "acceleration")
-
-    def add_force(self, nodes: int | slice | ArrayLike, force: ArrayLike) -> None:
-        """Add a force (N) for the next tick: ``acc += F / m``."""
-        sel = self._node_sel(nodes)
-        f = as_points(force, "force")
-        self.nodes["acc"][sel] += f * self.node_inv_mass[sel, None]
-
-    def set_position(self, nodes: int | slice | ArrayLike, position: ArrayLike,
-                     keep_velocity: bool = True) -> None:
-        """Teleport nodes (metres); by default their velocity is kept, else zeroed."""
-        sel = self._node_sel(nodes)
-        p = as_points(position, "position")
-        vel = self.node_pos[sel] - self.node_prev[sel]
-        self.node_pos[sel] = p
-        self.node_prev[sel] = self.node_pos[sel] - (vel if keep_velocity else 0.0)
-        self.nodes["friction_hold"][sel] = 0.0
-        self.nodes["lock_pos"][sel] = np.where(
-            (self.node_flags[sel] & flags.LOCKED)[..., None] > 0, self.node_pos[sel],
-            self.nodes["lock_pos"][sel])
-
-    def move_to(self, node: int, target: ArrayLike, seconds: float) -> None:
-        """Linear set-point move: arrive at ``target`` (m) in ``seconds``, then stop by itself.
-
-        The node is kinematic while it moves (its links drag the rest of the body; Horswill
-        VII.A). :meth:`is_moving` tells when it has arrived.
-        """
-        sel = self._node_sel(node)
-        t = as_positive(seconds, "seconds")
-        self.nodes["move_target"][sel] = as_points(target, "target").reshape(3)
-        self.nodes["move_time"][sel] = t
-        self.node_flags[sel] = (self.node_flags[sel] & _cleared(flags.LOCKED)) | flags.MOVING
-
-    def is_moving(self, node: int) -> bool:
-        """True while a set-point move of ``node`` is under way."""
-        return bool(self.node_flags[self._node_sel(node)][0] & flags.MOVING)
-
-    def lock_nodes(self, nodes: int | slice | ArrayLike, at: ArrayLike | None = None) -> None:
-        """Hold nodes in place (at their position, or at ``at``): a lock or a pin."""
-        sel = self._node_sel(nodes)
-        if at is not None:
-            self.set_position(sel, at, keep_velocity=False)
-        self.nodes["lock_pos"][sel] = self.node_pos[sel]
-        self.node_flags[sel] = (self.node_flags[sel] & _cleared(flags.MOVING)) | flags.LOCKED
-
-    pin = lock_nodes
-
-    def unlock_nodes(self, nodes: int | slice | ArrayLike) -> None:
-        """Release locked or pinned nodes (they keep LOCK_ON_GROUND if it was set)."""
-        sel = self._node_sel(nodes)
-        self.node_flags[sel] &= _cleared(flags.LOCKED)
-
-    def lock_on_ground(self, nodes: int | slice | ArrayLike, enabled: bool = True) -> None:
-        """Make nodes lock themselves where they touch a static plane (Horswill VII.A)."""
-        sel = self._node_sel(nodes)
-        if enabled:
-            self.node_flags[sel] |= flags.LOCK_ON_GROUND
-        else:
-            self.node_flags[sel] &= _cleared(flags.LOCK_ON_GROUND)
-
-    def set_damping(self, nodes: int | slice | ArrayLike, *, air: float | None = None,
-                    ground: float | None = None, relative_to: int | None = None,
-                    relative: float = 0.0) -> None:
-        """Set damping factors per tick (eq. 2) and damping relative to another node."""
-        sel = self._node_sel(nodes)
-        for key, value in (("damp_air", air), ("damp_ground", ground), ("damp_rel", relative)):
-            if value is not None and not 0.0 <= value < 1.0:
-                raise PhysicsError(f"{key} must lie in [0, 1), got {value!r}")
-        if air is not None:
-            self.nodes["damp_air"][sel] = air
-        if ground is not None:
-            self.nodes["damp_ground"][sel] = ground
-        if relative_to is not None:
-            self._check_nodes(np.array([relative_to]), "relative_to")
-        self.nodes["damp_ref"][sel] = -1 if relative_to is None else relative_to
-        self.nodes["damp_rel"][sel] = relative if relative_to is not None else 0.0
+        self._col_force = False
+        self._sense(n_contacts, n_pain)
+        self.tick += 1
 
     # ------------------------------------------------------------------ determinism
     def _state_tables(self) -> dict[str, Columns]:
@@ -674,24 +560,13 @@ class PhysicsWorld(CollisionMixin):
                 ("nodes", "links", "hinges", "angles", "planes", "volumes", "body_state")}
 
     def snapshot(self) -> Snapshot:
-        """A copy of the complete state; :meth:`restore` of it gives the same future."""
-        tables = {name: table.copy() for name, table in self._state_tables().items()}
-        return Snapshot(tables, {k: replace(v, meta=dict(v.meta)) for k, v in
-                                 self._bodies.items()}, dict(self._counters), self.tick,
-                        self.rng.bit_generator.state, self._broad_state())
+        """A copy of the physics state; :meth:`restore` of it gives the same future (for a
+        world without the layers above; ``twig.World.snapshot`` keeps theirs too)."""
+        return take_snapshot(self)
 
     def restore(self, snap: Snapshot) -> None:
         """Return to a :meth:`snapshot` (bodies removed since then come back)."""
-        live = self._state_tables()
-        for name, saved in snap.tables.items():
-            live[name].restore(saved)
-        self._bodies = {k: replace(v, meta=dict(v.meta)) for k, v in snap.bodies.items()}
-        self._counters = dict(snap.counters)
-        self._counters["topology"] += 1
-        self._solver_version = -1
-        self.tick = snap.tick
-        self.rng.bit_generator.state = snap.rng_state
-        self._restore_broad(snap.broad)
+        put_back(self, snap)
 
     def state_hash(self) -> str:
         """Hex digest of the dynamic state (positions, previous positions, friction's hold,
@@ -702,3 +577,4 @@ class PhysicsWorld(CollisionMixin):
             h.update(np.ascontiguousarray(arr).tobytes())
         h.update(self.tick.to_bytes(8, "little"))
         return h.hexdigest()
+

@@ -7,70 +7,23 @@ field, and what was expected.
 
 from __future__ import annotations
 
-import inspect
-import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from numbers import Integral
 from pathlib import Path
 from typing import Any
 
-from twig.bodies.cloth import add_cloth
-from twig.bodies.furniture import add_chair, add_table
-from twig.bodies.merry_go_round import add_merry_go_round
-from twig.bodies.mesh import add_box_model
-from twig.bodies.props import add_ball, add_block, add_doll, add_weight
-from twig.bodies.simple import add_rope, add_stick, add_tetrahedron
-from twig.bodies.stationery import add_clipboard, add_pen
-from twig.errors import SceneError, TwigError, did_you_mean
-from twig.motor import add_character
-from twig.script.syntax import check_text
+from twig.errors import ParseError, SceneError, TwigError, did_you_mean
+from twig.scenes.objects import _check, _fields, add_object
+from twig.script.interpreter import Interpreter
+from twig.script.syntax import read_script
 from twig.world import World
 
-_OBJECT_TYPES: dict[str, Callable[..., Any]] = {
-    "stick": add_stick,
-    "rope": add_rope,
-    "tetrahedron": add_tetrahedron,
-    "cloth": add_cloth,
-    "humanoid": add_character,
-    "ball": add_ball,
-    "block": add_block,
-    "weight": add_weight,
-    "static_box": World.add_static_box,
-    "doll": add_doll,
-    "merry_go_round": add_merry_go_round,
-    "chair": add_chair,
-    "table": add_table,
-    "clipboard": add_clipboard,
-    "pen": add_pen,
-    "box_model": add_box_model,
-}
-"""Scene object type -> body builder; the builder's keyword parameters are the fields."""
 _WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "ground": "bool",
                  "ground_friction": "float", "bounds": "table"}
 _BOUNDS_FIELDS = {"lower": "ArrayLike", "upper": "ArrayLike", "friction": "float"}
 _SCENE_FIELDS = {"description": "str", "seconds": "float", "script": "str"}
-MAX_ITERATIONS = 100
-"""Most relaxation iterations per tick a scene may ask for."""
-MAX_SEED = 2**63 - 1
-"""Largest world seed (seeds are integers from 0)."""
-RESERVED_NAMES = ("world",)
-"""Names no object may have (``world:`` addresses the world itself)."""
-
-_EXPECTED = {
-    "ArrayLike": "a vector [x, y, z] of numbers",
-    "float": "a number",
-    "float | None": "a number",
-    "int": "an integer",
-    "bool": "true or false",
-    "str": "a string",
-    "tuple[str, ...]": "a list of strings",
-    "table": "a table",
-    "str | Path": "a file path (a string; relative paths start at the scene file's folder)",
-}
-
 
 @dataclass(frozen=True)
 class SceneInfo:
@@ -82,51 +35,6 @@ class SceneInfo:
     seconds: float
     script: Path | None = None
     """A ``.twig`` script the scene runs as it steps (relative paths from the scene file)."""
-
-
-def object_builders() -> dict[str, Callable[..., Any]]:
-    """Scene object type (``ball``) -> its builder, whose keyword parameters are the fields
-    of an ``[[object]]`` table and of ``world: spawn``."""
-    return dict(_OBJECT_TYPES)
-
-
-def _builder_fields(kind: str) -> dict[str, tuple[str, bool]]:
-    """Field name -> (annotation, required) from the builder's signature."""
-    fields = {}
-    for p in list(inspect.signature(_OBJECT_TYPES[kind]).parameters.values())[1:]:
-        fields[p.name] = (str(p.annotation), p.default is inspect.Parameter.empty)
-    return fields
-
-
-def _check(value: Any, kind: str, where: str) -> Any:
-    ok = {
-        "ArrayLike": isinstance(value, list) and len(value) == 3
-        and all(_is_number(v) for v in value),
-        "float": _is_number(value),
-        "float | None": _is_number(value),
-        "int": isinstance(value, int) and not isinstance(value, bool),
-        "bool": isinstance(value, bool),
-        "str": isinstance(value, str),
-        "str | Path": isinstance(value, str) and bool(value),
-        "tuple[str, ...]": isinstance(value, list) and all(isinstance(v, str) for v in value),
-        "table": isinstance(value, dict),
-    }.get(kind, True)
-    if not ok:
-        raise SceneError(f"{where}: expected {_EXPECTED.get(kind, kind)}, got {value!r}")
-    return tuple(value) if kind == "tuple[str, ...]" else value
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _fields(table: Mapping[str, Any], spec: Mapping[str, str], where: str) -> dict[str, Any]:
-    unknown = sorted(set(table) - set(spec))
-    if unknown:
-        raise SceneError(f"{where}: unknown field {unknown[0]!r}"
-                         f"{did_you_mean(unknown[0], spec)} "
-                         f"(known fields: {', '.join(sorted(spec))})")
-    return {k: _check(v, spec[k], f"{where}: field {k!r}") for k, v in table.items()}
 
 
 def scene_path(name: str | Path) -> Path:
@@ -150,8 +58,6 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise SceneError(f"{path}: malformed TOML: {e}") from None
-    except RecursionError:
-        raise SceneError(f"{path}: malformed TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as e:
         raise SceneError(f"{path}: cannot read scene file: {e}") from None
 
@@ -197,7 +103,6 @@ def load_scene(name: str | Path, seed: int | None = None,
     bounds = world_cfg.pop("bounds", None)
     if seed is not None:
         world_cfg["seed"] = seed
-    _world_limits(world_cfg, f"{path}: [world]")
     try:
         world = World(**world_cfg)
         if bounds is not None:
@@ -215,7 +120,7 @@ def load_scene(name: str | Path, seed: int | None = None,
         raise SceneError(f"{path}: 'object' must be an array of tables ([[object]])")
     for k, table in enumerate(objects, start=1):
         add_object(world, table, f"{path}: [[object]] #{k}", base=path.parent)
-    if "_behavior" in world.__dict__:
+    if "behavior" in world.systems:
         from twig.behavior.catalogue import missing_objects
 
         for agent in world.behavior.agents:
@@ -225,81 +130,25 @@ def load_scene(name: str | Path, seed: int | None = None,
                                  f"{missing[0]!r}, which is not an object of the scene")
     world.scene = info
     if info.script is not None:
-        from twig.script.interpreter import attach_scene_script
-
         attach_scene_script(world, info)
     return world
 
 
-def _world_limits(cfg: Mapping[str, Any], where: str) -> None:
-    """The seed and iterations in range, before the world is built."""
-    seed = cfg.get("seed", 0)
-    if not (isinstance(seed, Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED):
-        raise SceneError(f"{where}: field 'seed': expected an integer from 0 to 2**63 - 1, "
-                         f"got {seed!r}")
-    iterations = cfg.get("iterations", 1)
-    if iterations > MAX_ITERATIONS:  # too few: the world says so
-        raise SceneError(f"{where}: field 'iterations': expected an integer from 1 to "
-                         f"{MAX_ITERATIONS}, got {iterations!r}")
+def attach_scene_script(world: World, info: SceneInfo) -> Interpreter:
+    """Start the script a scene file names (``[scene] script``); it runs as the world steps.
 
-
-def _name(name: str, where: str) -> None:
-    """An object's name: printable, not empty, not reserved."""
-    if not name or name in RESERVED_NAMES:
-        raise SceneError(f"{where}: field 'name': {name!r} cannot name an object (reserved "
-                         f"names: {', '.join(RESERVED_NAMES)}; nor the empty name)")
+    The interpreter is ``world.script``. A script that does not parse is a SceneError.
+    """
+    assert info.script is not None
     try:
-        check_text(name, f"{where}: field 'name'")
-    except TwigError as e:
-        raise SceneError(str(e)) from None
-
-
-def add_object(world: World, table: Any, where: str, base: Path | None = None) -> None:
-    """Add one object from an ``[[object]]`` table (``type``, ``name`` and the builder's
-    fields), checked as in a scene file; errors start with ``where``; relative file paths
-    (a box model's mesh) are resolved against ``base`` (the scene file's folder). Scripts'
-    ``world: spawn`` uses this too."""
-    _check(table, "table", where)
-    kind = table.get("type")
-    if kind is None:
-        raise SceneError(f"{where}: missing field 'type' (one of {', '.join(_OBJECT_TYPES)})")
-    if kind not in _OBJECT_TYPES:
-        name = table.get("name")
-        if isinstance(name, str):
-            where = f"{where} ({name!r})"
-        raise SceneError(f"{where}: field 'type': unknown type {kind!r}"
-                         f"{did_you_mean(kind, _OBJECT_TYPES)} "
-                         f"(known types: {', '.join(_OBJECT_TYPES)})")
-    fields = _builder_fields(kind)
-    spec = {name: ann for name, (ann, _) in fields.items()}
-    extra = ("type", "behaviors") if kind == "humanoid" else ("type",)
-    values = _fields({k2: v for k2, v in table.items() if k2 not in extra}, spec,
-                     f"{where} ({kind})")
-    missing = [n for n, (_, required) in fields.items() if required and n not in values]
-    if missing:
-        raise SceneError(f"{where} ({kind}): missing field {missing[0]!r}")
-    _name(values["name"], f"{where} ({kind})")
-    where = f"{where} ({kind} {values['name']!r})"
-    for field, (annotation, _) in fields.items():
-        if annotation == "str | Path" and field in values and base is not None:
-            values[field] = str(base / values[field])
-    try:
-        body = _OBJECT_TYPES[kind](world, **values)
-    except TwigError as e:
-        raise SceneError(f"{where}: {e}") from None
-    if "behaviors" in extra and "behaviors" in table:
-        _add_behaviors(world, body, table["behaviors"], where)
-
-
-def _add_behaviors(world: World, body: Any, spec: Any, where: str) -> None:
-    """A humanoid's ``behaviors`` field: names or a table of settings (docs/behaviours.md)."""
-    from twig.behavior import add_behaviors
-    from twig.motor import Character
-
-    if not isinstance(body, Character):
-        raise SceneError(f"{where}: field 'behaviors': only a controlled humanoid has "
-                         "behaviours (not one with control = false)")
-    try:
-        add_behaviors(body, spec)
-    except TwigError as e:
-        raise SceneError(f"{where}: field 'behaviors': {e}") from None
+        calls = read_script(info.script)
+    except ParseError as e:
+        raise SceneError(f"{info.path}: [scene]: field 'script': {e}") from None
+    # Workaround: a scene's characters get one tick under motor control before its script's
+    # first line. Commands given before the motor kernel's first call (a hold-for-use in the
+    # office) made the boss's links stretch 6.3 % (p99 over 3 s) instead of 4.3 % and the
+    # pen slip from the hand; the cause is not yet found.
+    start = world.tick + (1 if world.characters else 0)
+    interpreter = Interpreter(world, calls, start_tick=start)
+    world.script = interpreter
+    return interpreter

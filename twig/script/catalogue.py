@@ -150,7 +150,7 @@ def _spawn_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     """``world: spawn``'s fields depend on the object type: ``type`` is an enum of the types
     and a chain of ``if type is T then T's fields`` says which fields each takes and needs (a
     chain, not ``allOf``, because some tool clients refuse combinators at the top)."""
-    from twig.scenes.loader import object_builders
+    from twig.scenes.objects import object_builders
 
     builders = object_builders()
     parameters["properties"]["type"]["enum"] = list(builders)

@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from twig.action import Action
-from twig.errors import ParseError, SceneError, TwigError
+from twig.errors import TwigError
 from twig.physics import PhysicsWorld
 from twig.script.session import Reply, Session
 from twig.script.syntax import Call, format_call, read_script
 from twig.script.world_commands import Clock
 
-if TYPE_CHECKING:
-    from twig.scenes.loader import SceneInfo
-
 Status = Literal["running", "finished", "failed"]
 
 
 class Interpreter:
-    """Runs ``calls`` on ``world`` as it steps (hooked into ``world.on_tick_start``).
+    """Runs ``calls`` on ``world`` as it steps (in the tick's ``script`` stage).
 
     Parameters
     ----------
@@ -40,6 +37,8 @@ class Interpreter:
         Receives one line of text per query value, event and reported failure.
     clock
         The real-time loop, for ``world: speed``, ``pause``, ``resume`` and ``step``.
+    start_tick
+        The first tick whose script stage runs lines (default: the next tick stepped).
 
     Attributes
     ----------
@@ -51,8 +50,8 @@ class Interpreter:
     """
 
     def __init__(self, world: PhysicsWorld, calls: Sequence[Call],
-                 output: Callable[[str], None] | None = None, clock: Clock | None = None
-                 ) -> None:
+                 output: Callable[[str], None] | None = None, clock: Clock | None = None,
+                 start_tick: int = 0) -> None:
         self.world = world
         self.calls = list(calls)
         self.output = output or (lambda line: None)
@@ -61,9 +60,10 @@ class Interpreter:
         self.reason = ""
         self.ended_at: float | None = None
         self.next = 0
+        self.start_tick = start_tick
         self._waiting: tuple[Call, Action] | None = None
         self._watched: list[tuple[Call, Action]] = []
-        world.on_tick_start.append(self._tick)
+        world.stages.add("script", self._tick)
 
     @property
     def done(self) -> bool:
@@ -78,7 +78,7 @@ class Interpreter:
         self.output(f"t={self.world.time:.3f} {text}" if not self.session.json else text)
 
     def _tick(self) -> None:
-        if self.done:
+        if self.done or self.world.tick < self.start_tick:
             return
         if not self._check_actions():
             return
@@ -90,7 +90,7 @@ class Interpreter:
         if self.next >= len(self.calls) and self._waiting is None and not self._watched:
             self.status = "finished"
             self.ended_at = self.world.time
-            self.world.on_tick_start.remove(self._tick)
+            self.world.stages.remove("script", self._tick)
 
     def _check_actions(self) -> bool:
         """Note ended actions; False if one failed and stopped the script."""
@@ -137,7 +137,7 @@ class Interpreter:
         self.ended_at = self.world.time
         self.reason = message
         self._say(f"script stopped: {message}")
-        self.world.on_tick_start.remove(self._tick)
+        self.world.stages.remove("script", self._tick)
         return False
 
     def run(self, max_seconds: float = 600.0) -> Status:
@@ -156,17 +156,3 @@ def run_script(world: PhysicsWorld, path: str, output: Callable[[str], None] | N
     interpreter.run(max_seconds)
     return interpreter
 
-
-def attach_scene_script(world: PhysicsWorld, info: SceneInfo) -> Interpreter:
-    """Start the script a scene file names (``[scene] script``); it runs as the world steps.
-
-    The interpreter is ``world.script``. A script that does not parse is a SceneError.
-    """
-    assert info.script is not None
-    try:
-        calls = read_script(info.script)
-    except ParseError as e:
-        raise SceneError(f"{info.path}: [scene]: field 'script': {e}") from None
-    interpreter = Interpreter(world, calls)
-    world.script = interpreter
-    return interpreter

@@ -20,7 +20,6 @@ from twig.commands import Command, commands_of, resolve_object
 from twig.errors import ScriptError, TwigError
 from twig.events import Event, Subscription
 from twig.physics import PhysicsWorld
-from twig.realtime import describe
 from twig.script import body_commands  # noqa: F401  (registers the body commands)
 from twig.script.binding import bind
 from twig.script.syntax import Call
@@ -77,12 +76,15 @@ class Session:
         self.target = WorldTarget(world, self)
         self._events: set[str] = set()
         self._subscription: Subscription | None = None
-        self.on_internal_error: Callable[[str], None] | None = None
-        """Told (with the error reply's message) when a command fails with a bug."""
 
     # ------------------------------------------------------------------ running calls
     def execute(self, call: Call) -> Outcome:
-        """Run ``call`` and return its outcome; raises TwigError (nothing changed) on error."""
+        """Run ``call`` and return its outcome; raises TwigError (nothing changed) on error.
+
+        A command is a transaction: one that fails half-way (a spawn whose builder rejects a
+        field after adding nodes) is rolled back to the whole world as it was before it
+        (:meth:`twig.World.snapshot`), so the future is the one it would have had without it.
+        """
         targets = [self.target] if call.target == "world" else self._targets(call.target)
         for obj in targets:
             cmd = commands_of(type(obj)).get(call.method)
@@ -94,7 +96,15 @@ class Session:
             args, kwargs = bind(cmd, call, self.world)
         except ScriptError as e:
             raise ScriptError(f"{call.target}: {call.method}: {e}") from None
-        result = cmd.function(obj, *args, **kwargs)
+        if cmd.kind == "query":
+            result = cmd.function(obj, *args, **kwargs)
+        else:
+            saved = self.world.snapshot()
+            try:
+                result = cmd.function(obj, *args, **kwargs)
+            except TwigError:
+                self.world.restore(saved)
+                raise
         if isinstance(result, Action):
             self.actions.append(result)
             if len(self.actions) >= self._prune_at:  # amortised: forget ended actions
@@ -113,10 +123,7 @@ class Session:
             return
         except Exception as e:  # a bug: report it, keep the world and the caller going
             traceback.print_exc(file=sys.stderr)
-            message = f"{call.target}: {call.method}: {describe(e)}"
-            self.send(Reply("error", request_id, message))
-            if self.on_internal_error is not None:
-                self.on_internal_error(message)
+            self.send(Reply("error", request_id, f"internal error: {type(e).__name__}: {e}"))
             return
         kind = outcome.command.kind
         if kind == "query":

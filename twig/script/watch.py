@@ -33,14 +33,14 @@ class Watches:
 
     def __init__(self, world: Any) -> None:
         self._watches: list[_Watch] = []
-        world.on_tick_start.append(self._start)
-        world.on_tick_end.append(self._end)
+        world.stages.add("commands", self._start)
+        world.stages.add("record", self._end)
 
     @classmethod
     def of(cls, world: Any) -> Watches:
         """The world's watches (made and hooked in on first use)."""
         found = cls._of.get(world)
-        if found is None:
+        if found is None or found._start not in world.stages:  # a restore may have unhooked it
             found = cls._of[world] = cls(world)
         return found
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from twig.script.session import Session
 
 EventType = Literal["contact", "pain", "behavior", "action", "focus", "grab", "release", "hug",
-                    "controller"]
+                    "controller", "removed"]
 """The event types of ``world.events`` (DESIGN.md, trace format)."""
 EVENT_TYPES: tuple[str, ...] = EventType.__args__
 MAX_STEP = 36000
@@ -34,7 +34,7 @@ class Clock(Protocol):
     speed: float
     paused: bool
 
-    def step_once(self, ticks: int = 1) -> None: ...
+    def step_once(self) -> None: ...
 
 
 class FreeClock:
@@ -59,7 +59,7 @@ class FreeClock:
             raise TwigError(f"speed must be a number in (0, {MAX_SPEED:g}], got {value!r}")
         self._speed = value
 
-    def step_once(self, ticks: int = 1) -> None:
+    def step_once(self) -> None:
         """Nothing to do: the world is stepped by whoever runs it."""
 
 
@@ -118,7 +118,8 @@ class WorldTarget:
         end = world.tick + ticks
         action = Action("step", "world", world.events)
         if clock.paused:
-            clock.step_once(ticks)
+            for _ in range(ticks):
+                clock.step_once()
         return Watches.of(world).add(action, lambda: world.tick >= end)
 
     @command
@@ -187,15 +188,9 @@ class WorldTarget:
         **fields
             The type's fields (``position``, ``radius``...).
         """
-        from twig.scenes.loader import add_object
+        from twig.scenes.objects import add_object
 
-        world = self.world
-        saved = world.snapshot()
-        try:
-            add_object(world, {"type": type, "name": name, **fields}, "spawn")
-        except TwigError:
-            world.restore(saved)  # a builder that failed half-way leaves nothing behind
-            raise
+        add_object(self.world, {"type": type, "name": name, **fields}, "spawn")
 
     @command
     def remove(self, object: Body) -> None:

@@ -51,12 +51,9 @@ class TcpConnection(Connection, asyncio.Protocol):
     def buffered(self) -> int:
         return self.transport.get_write_buffer_size() if self.transport else 0
 
-    def _close(self, flush: bool) -> None:
+    def _close(self) -> None:
         if self.transport is not None:
-            if flush:
-                self.transport.close()
-            else:
-                self.transport.abort()
+            self.transport.abort()
 
 
 class TcpListener:

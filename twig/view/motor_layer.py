@@ -10,7 +10,7 @@ import numpy as np
 
 from twig.bodies.mesh import body_mesh
 from twig.physics import Body, PhysicsWorld
-from twig.view.providers import Segments, add_inspector, add_mesh, add_overlay
+from twig.view.registry import Segments, add_inspector, add_mesh, add_overlay
 
 GAZE_LENGTH = 0.6
 """Length of a drawn gaze line, metres."""
@@ -19,7 +19,7 @@ WALK_SECONDS = 0.7
 
 
 def _motor(world: PhysicsWorld):
-    return world.__dict__.get("_motor")
+    return world.systems.get("motor")
 
 
 def character_fields(world: PhysicsWorld, body: Body) -> dict[str, Any] | None:

@@ -306,7 +306,7 @@ class CollisionMixin:
         ids = self.body_state["id"]
         row = int(np.searchsorted(ids, body_id))
         if row >= len(ids) or ids[row] != body_id:
-            self._body_record(body_id)  # raises the "removed" error
+            self.body_record(body_id)  # raises the "removed" error
         return row
 
     def set_pain(self, body: Body, *, threshold: float | None = None,
@@ -327,12 +327,12 @@ class CollisionMixin:
 
     def is_asleep(self, body: Body) -> bool:
         """True while ``body`` sleeps (see :mod:`twig.physics.collision.sleep`)."""
-        rec = self._body_record(body.id)
+        rec = self.body_record(body.id)
         return rec.count > 0 and bool(self.node_flags[rec.start] & ASLEEP)
 
     def wake(self, body: Body) -> None:
         """Wake ``body`` now (commands on its nodes wake it by themselves)."""
-        rec = self._body_record(body.id)
+        rec = self.body_record(body.id)
         self.node_flags[rec.start:rec.start + rec.count] &= np.uint8(0xFF ^ ASLEEP)
         self.body_state["still"][self._body_row(body.id)] = 0
 
@@ -344,7 +344,7 @@ class CollisionMixin:
         row = int(rows[0])
         if self.volumes["kind"][row] == BOX:
             return "box"
-        rec = self._body_record(int(self.volumes["body"][row]))
+        rec = self.body_record(int(self.volumes["body"][row]))
         a, b = (int(i) - rec.start for i in self.volumes["nodes"][row, :2])
         return rec.node_names[a] if a == b else f"{rec.node_names[a]}-{rec.node_names[b]}"
 

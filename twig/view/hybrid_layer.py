@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from twig.physics import Body, PhysicsWorld
-from twig.view.providers import add_inspector
+from twig.view.registry import add_inspector
 
 
 def hybrid_fields(world: PhysicsWorld, body: Body) -> dict[str, Any] | None:
     """Inspector: ``controller`` (name), ``kinematic`` (bool) and ``clip`` (the clip asked
     for, or ""), for characters under hybrid control."""
-    system = world.__dict__.get("_hybrid")
+    system = world.systems.get("hybrid")
     sup = None if system is None else system.supervisors.get(body.id)
     if sup is None:
         return None
