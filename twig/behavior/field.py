@@ -35,8 +35,9 @@ class FieldParams:
     saturation
         Largest attraction speed, m/s (the walk speed; eq. 6's saturation of ``a``).
     c
-        Repulsion strength ``c``, m^3/s: an obstacle's edge ``s`` metres away pushes with
-        ``c * sqrt(2) / s`` m/s (inside ``sqrt(d_min)``: ``c * sqrt(2) * s / d_min``).
+        Repulsion strength ``c``, m^2/s: an obstacle's edge ``s`` metres away pushes with
+        ``c * sqrt(2) / s`` m/s (inside ``sqrt(d_min)``, and inside the obstacle:
+        ``c * sqrt(2) / sqrt(d_min)``).
     d_min
         Floor of the squared distance in the denominator, m^2.
     cutoff
@@ -120,11 +121,14 @@ def repulsion(position: np.ndarray, obstacles: np.ndarray, radius: np.ndarray,
         return np.zeros_like(position)
     v = position[:, None, [0, 2]] - obstacles[None, :, [0, 2]]          # (C, O, 2)
     dist = np.sqrt((v ** 2).sum(axis=2))                                 # centre distance
-    edge = np.maximum(dist - radius[None, :] - own_radius[:, None], 0.01)  # gap between edges
+    edge = np.maximum(dist - radius[None, :] - own_radius[:, None], 0.0)  # gap between edges
     near = (edge < params.cutoff) & ~ignore
-    scale = np.where(near, edge / np.maximum(dist, 1e-9), 0.0)           # v -> edge vector
+    scale = np.where(near, 1.0 / np.maximum(dist, 1e-9), 0.0)            # v -> unit vector
     vx, vz = v[..., 0] * scale, v[..., 1] * scale
-    k = params.c / np.maximum(params.d_min, edge ** 2)
+    # |r| = c / edge, held at c / sqrt(d_min) closer in: fading to 0 at the edge, as
+    # c edge / d_min did, it let a character led straight at a low obstacle (the
+    # merry-go-round's rim) walk into it and stay there, pushing toward its target.
+    k = params.c / np.maximum(np.sqrt(params.d_min), edge)
     out = np.zeros_like(position)
     out[:, 0] = (k * (vx - params.curl * vz)).sum(axis=1)
     out[:, 2] = (k * (vz + params.curl * vx)).sum(axis=1)
