@@ -184,4 +184,29 @@ def _spawn_schema(parameters: dict[str, Any]) -> dict[str, Any]:
 
 def tool_schemas() -> list[dict[str, Any]]:
     """Every command as a tool (see the module doc)."""
-    return [tool_schema(kind, c) for kind, commands in catalogue() for c in commands]
+    return [_limited(tool_schema(kind, c)) for kind, commands in catalogue() for c in commands]
+
+
+PRINTABLE = "^[^\\x00-\\x1f\\x7f-\\x9f]*$"
+"""Strings hold no control characters (twig.script.syntax.check_text; a lone surrogate cannot
+be sent as UTF-8 JSON either)."""
+
+
+def _limited(schema: Any) -> Any:
+    """``schema`` with the limits every request meets (docs/protocol.md): strings printable,
+    numbers at most :data:`~twig.script.syntax.MAX_MAGNITUDE` in size."""
+    from twig.script.syntax import MAX_MAGNITUDE
+
+    if isinstance(schema, list):
+        return [_limited(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _limited(v) for k, v in schema.items()}
+    if out.get("type") == "string" and "enum" not in out and "pattern" not in out:
+        out["pattern"] = PRINTABLE
+    if out.get("type") == "object" and "additionalProperties" in out:
+        out.setdefault("propertyNames", {"pattern": PRINTABLE})
+    if out.get("type") in ("number", "integer"):
+        out.setdefault("minimum", -MAX_MAGNITUDE)
+        out.setdefault("maximum", MAX_MAGNITUDE)
+    return out
