@@ -11,8 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import twig
 
 ROOT = Path(twig.__file__).parent
@@ -85,8 +83,6 @@ def _physics_leaks() -> list[str]:
                   if not _under(t, BELOW_PHYSICS))
 
 
-@pytest.mark.xfail(strict=True, reason="physics/warmup.py builds its sample world (characters "
-                   "under motor control) with twig.world; it belongs above the motor layer")
 def test_physics_imports_nothing_above_it():
     leaks = _physics_leaks()
     assert not leaks, "\n".join(leaks)
@@ -123,11 +119,6 @@ def test_no_import_cycles():
         if node not in state:
             walk(node)
     assert not cycles, "\n".join(cycles)
-
-
-def test_physics_leaks_nothing_but_the_warmup():
-    """Until the warm-up moves: its import of ``twig.world`` is the only leak."""
-    assert _physics_leaks() == ["twig.physics.warmup imports twig.world"]
 
 
 def test_the_checker_sees_a_leak():

@@ -235,14 +235,14 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def _compile_first(out: Console) -> float | None:
     """On the first run (nothing cached for these sources), compile the kernels, in parallel
-    processes where there are cores to spare (:func:`twig.physics.warmup.compile_kernels`),
+    processes where there are cores to spare (:func:`twig.warmup.compile_kernels`),
     saying so on ``out`` (stderr): a spinner on a terminal, otherwise a line when it starts,
     one per part compiled and one when done. Returns the seconds spent, None if cached."""
     from twig.physics.kernel_cache import kernels_cached
 
     if kernels_cached():
         return None
-    from twig.physics.warmup import JOBS, compile_kernels
+    from twig.warmup import JOBS, compile_kernels
 
     text = "compiling the physics kernels (first run only, about a minute)"
     done = []

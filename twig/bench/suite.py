@@ -150,14 +150,14 @@ def measure(name: str, world: World, ground: bool, budget: float) -> Result:
 def startup_seconds(cold: bool = True) -> tuple[float | None, float | None, float]:
     """Seconds to the first tick in fresh processes: with an empty JIT cache compiling in this
     process (as ``import twig`` does), with an empty cache compiling the stages in parallel
-    processes first (as the ``twig`` command does, :mod:`twig.physics.warmup`; as many as
-    :func:`~twig.physics.warmup.default_workers`, so one under ``taskset -c 1``), and with
+    processes first (as the ``twig`` command does, :mod:`twig.warmup`; as many as
+    :func:`~twig.warmup.default_workers`, so one under ``taskset -c 1``), and with
     the cache warm. Without ``cold``, the warm start only (the two cold ones are None: each
     compiles every kernel, a minute or more)."""
     tick = "w = twig.World(); w.add_stick('s', (0, 1, 0)); w.step()"
     serial = f"import time; t = time.perf_counter(); import twig; {tick}"
     parallel = ("import time; t = time.perf_counter(); import twig; "
-                f"from twig.physics.warmup import compile_kernels; compile_kernels(); {tick}")
+                f"from twig.warmup import compile_kernels; compile_kernels(); {tick}")
     done = "; print(time.perf_counter() - t)"
     if not cold:
         return None, None, float(subprocess.run([sys.executable, "-c", serial + done],
@@ -215,7 +215,7 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
     console.print(table)
     for note in notes:
         console.print(f"[dim]{note}[/]")
-    from twig.physics.warmup import default_workers
+    from twig.warmup import default_workers
 
     if first is None:
         console.print(f"start-up to first tick: {cached:.2f} s with the cache warm (twig bench "

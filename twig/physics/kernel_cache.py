@@ -66,9 +66,9 @@ def kernels_cached() -> bool:
 def announce_compile() -> None:
     """Before a process's first tick: if nothing is cached for these sources, say on stderr
     that the tick is about to compile the kernels, which takes about a minute of one core
-    (the ``twig`` command and ``python -m twig.physics.warmup`` compile them in parallel
+    (the ``twig`` command and ``python -m twig.warmup`` compile them in parallel
     processes instead). Says it once per process."""
     if not kernels_cached():
         print("twig: compiling the physics kernels, first run only: about a minute on one core "
-              "('python -m twig.physics.warmup' compiles them in parallel)", file=sys.stderr,
+              "('python -m twig.warmup' compiles them in parallel)", file=sys.stderr,
               flush=True)

@@ -131,7 +131,7 @@ def _stage_calls(function) -> dict[str, ast.Call]:
     return calls
 
 
-if __name__ == "__main__":  # python -m twig.physics.warmup: compile ahead of the first run
+if __name__ == "__main__":  # python -m twig.warmup: compile ahead of the first run
     import time
 
     start = time.perf_counter()

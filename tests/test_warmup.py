@@ -1,4 +1,4 @@
-"""The first run's parallel compile (twig.physics.warmup): its workers call the tick's stages
+"""The first run's parallel compile (twig.warmup): its workers call the tick's stages
 from Python, and each call must hit the specialization the tick itself uses, or the first
 tick would compile that stage again after waiting for the workers."""
 
@@ -6,7 +6,7 @@ from numba.core import event
 from numba.core.registry import CPUDispatcher
 
 from twig.physics import kernel_cache, tick
-from twig.physics.warmup import JOBS, _call_stages, _sample_world, _stage_calls
+from twig.warmup import JOBS, _call_stages, _sample_world, _stage_calls
 
 
 def test_the_workers_call_each_stage_as_the_tick_does():
@@ -41,4 +41,4 @@ def test_a_first_tick_that_compiles_says_so_once(monkeypatch, capsys):
     world.step()
     err = capsys.readouterr().err
     assert err.count("compiling the physics kernels") == 1
-    assert "python -m twig.physics.warmup" in err
+    assert "python -m twig.warmup" in err
