@@ -145,6 +145,9 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--ws-port", type=arg.port_or_none, default=7778,
                        help="WebSocket port (0: any free port, -1: none)")
     serve.add_argument("--token", help="clients must send 'token T' first (needed off localhost)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                       help="also accept WebSocket clients from web pages of this origin "
+                            "(repeatable; default: this machine's pages only)")
     serve.add_argument("--record", metavar="FILE", help="log every command for twig replay")
     serve.add_argument("--seed", type=arg.seed, default=None,
                        help="override the scene's seed (default: the scene's own)")
@@ -431,7 +434,8 @@ def _script_command(args: argparse.Namespace) -> int:
         serve_forever(args.scene, host=args.host, port=args.port,
                       ws_port=None if args.ws_port < 0 else args.ws_port, token=args.token,
                       record=args.record, seed=args.seed, speed=args.speed, paused=args.paused,
-                      view_port=args.view_port if args.view else None)
+                      view_port=args.view_port if args.view else None,
+                      origins=tuple(args.allow_origin))
         return 0
     from twig.server import replay
 

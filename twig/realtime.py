@@ -10,8 +10,10 @@ positions there).
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -23,6 +25,18 @@ T = TypeVar("T")
 
 MAX_SPEED = 64.0
 """Largest speed factor (simulated seconds per wall-clock second)."""
+SLICE = 0.01
+"""Most wall-clock seconds of single steps run back to back while paused before queued work
+runs again (``world: step 30000`` is sliced, not run in one go)."""
+
+
+def describe(error: BaseException) -> str:
+    """An unexpected error as one line for a user: its message, never Python's class name
+    (the traceback goes to the log)."""
+    text = " ".join(str(error).split())
+    if isinstance(error, KeyError | IndexError) and error.args:
+        text = f"no entry {error.args[0]!r}"
+    return f"internal error ({text})" if text else "internal error"
 
 
 class RealTime:
@@ -48,6 +62,8 @@ class RealTime:
         self.paused = paused
         self.max_catchup = max_catchup
         self.on_frame: list[Callable[[PhysicsWorld], None]] = []
+        self.on_failure: list[Callable[[str], None]] = []
+        self.failure: str | None = None
         self._work: queue.SimpleQueue[tuple[Callable[[], Any], Future]] = queue.SimpleQueue()
         self._single_steps = 0
         self._stop = threading.Event()
@@ -81,12 +97,13 @@ class RealTime:
         self._wake.set()
         return future
 
-    def step_once(self) -> None:
-        """While paused, advance exactly one tick (thread-safe)."""
-        self.submit(self._add_single_step)
+    def step_once(self, ticks: int = 1) -> None:
+        """While paused, advance exactly ``ticks`` ticks (thread-safe); they run in slices of
+        :data:`SLICE` seconds with queued work in between."""
+        self.submit(lambda: self._add_single_steps(ticks))
 
-    def _add_single_step(self) -> None:
-        self._single_steps += 1
+    def _add_single_steps(self, ticks: int) -> None:
+        self._single_steps += ticks
 
     def start(self) -> RealTime:
         """Start the loop's thread (returns self)."""
@@ -127,7 +144,7 @@ class RealTime:
             self._drain()
             ticks = 0
             if self.paused:
-                ticks, self._single_steps = self._single_steps, 0
+                ticks = self._single_steps
                 origin, due_base, done = time.perf_counter(), 0, 0
             else:
                 due = due_base + int((time.perf_counter() - origin) * self._speed / dt)
@@ -137,11 +154,47 @@ class RealTime:
                     origin, due_base, done = time.perf_counter(), 0, 0
                     ticks = self.max_catchup
             if ticks > 0:
-                self.world.step(ticks)
-                self.ticks_run += ticks
-                done += ticks
+                ran = self._step(ticks if not self.paused else None)
+                done += ran
                 for callback in list(self.on_frame):
-                    callback(self.world)
+                    try:
+                        callback(self.world)
+                    except Exception:  # a viewer's or server's bug: logged, the loop goes on
+                        traceback.print_exc(file=sys.stderr)
+            if self.paused and self._single_steps:
+                continue  # more single steps: run queued work, then the next slice
             wait = dt / self._speed if not self.paused else 0.05
             self._wake.wait(wait * 0.5)
             self._wake.clear()
+
+    def _step(self, ticks: int | None) -> int:
+        """Run ``ticks`` ticks (None: single steps, for at most :data:`SLICE` seconds); a tick
+        that raises pauses the clock and tells :attr:`on_failure` why. Returns ticks run."""
+        start, before = time.perf_counter(), self.world.tick
+        try:
+            if ticks is not None:
+                self.world.step(ticks)
+            else:
+                while self._single_steps and time.perf_counter() - start < SLICE:
+                    self._single_steps -= 1
+                    self.world.step(1)
+        except Exception as e:
+            self._fail(e)
+        ran = self.world.tick - before
+        self.ticks_run += ran
+        return ran
+
+    def _fail(self, error: Exception) -> None:
+        """A tick raised: the world cannot go on as it is. Pause (queued work and queries
+        still run; ``world: resume`` tries again) and say why, on the log and to listeners."""
+        self.paused = True
+        self._single_steps = 0
+        self.failure = (f"the world stopped at tick {self.world.tick}: a tick failed with "
+                        f"{describe(error)}; it is paused (world: resume tries again)")
+        print(f"twig: {self.failure}", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        for listener in list(self.on_failure):
+            try:
+                listener(self.failure)
+            except Exception:
+                traceback.print_exc(file=sys.stderr)

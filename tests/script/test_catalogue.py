@@ -26,7 +26,8 @@ def test_every_command_is_a_valid_tool_schema_with_a_unique_name():
     move = by_name["body_move_node"]
     assert move["parameters"]["required"] == ["target", "node", "position"]
     assert move["parameters"]["properties"]["seconds"] == {
-        "type": "number", "default": 1.0, "description": "How long the move takes, s (above 0)."}
+        "type": "number", "default": 1.0, "description": "How long the move takes, s (above 0).",
+        "minimum": -1e9, "maximum": 1e9}  # every number of a request (docs/protocol.md)
     assert move["x-twig"] == {"target": "body", "command": "move-node", "kind": "durative",
                               "usage": "<body>: move-node node position [seconds=1] "
                                        "[hold=false]"}

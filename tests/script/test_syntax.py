@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from twig.errors import ParseError
 from twig.script.syntax import (
+    MAX_MAGNITUDE,
     NAME,
     Call,
     Location,
@@ -15,15 +16,16 @@ from twig.script.syntax import (
     format_call,
     parse_line,
     parse_script,
+    printable_character,
 )
 
 
 def test_a_line_with_every_kind_of_value():
     call = parse_line('kid: move-node l_hand (0.3, -1, 2e-1) 4 seconds=0.5 hold=true '
-                      'note="a \\"b\\"\\n" &  # comment')
+                      'note="a \\"b\\"\\u00e9" &  # comment')
     assert call == Call("kid", "move-node",
                         (Name("l_hand"), (0.3, -1.0, 0.2), 4),
-                        (("seconds", 0.5), ("hold", True), ("note", 'a "b"\n')),
+                        (("seconds", 0.5), ("hold", True), ("note", 'a "b"\u00e9')),
                         parallel=True)
     assert isinstance(call.args[2], int)
 
@@ -47,7 +49,12 @@ def test_script_keeps_line_numbers():
     ("kid: walk (1, 2)", 16, "','"),
     ('kid: say "unterminated', 23, 'a closing "'),
     ("kid: walk speed=1 2", 19, "positional values come before keywords"),
-    ("kid: walk 1e999", 11, "a finite number"),
+    ("kid: walk 1e999", 11, "a number from -1e+09 to 1e+09"),
+    ("kid: walk 2e9", 11, "a number from -1e+09 to 1e+09"),
+    ("kid: walk 1" + "0" * 4400, 11, "a number written in at most 40 characters"),
+    ('kid: say "a\\ud800"', 12, "a printable character"),
+    ('kid: say "a\tb"', 12, "a printable character"),
+    ('kid: say "\\n"', 11, "an escape"),
     ("kid: walk 1 & 2", 15, "the end of the line after '&'"),
     ('kid: say "\\q"', 11, "an escape"),
     ("kid: walk a=1 a=2", 15, "each key once"),
@@ -64,12 +71,13 @@ def test_errors_name_file_line_column_and_what_was_expected(line, column, expect
 names = st.from_regex(NAME, fullmatch=True).filter(lambda s: s not in ("true", "false"))
 methods = st.from_regex(r"[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,6}){0,2}", fullmatch=True)
 keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
-numbers = st.floats(allow_nan=False, allow_infinity=False)
+numbers = st.floats(-MAX_MAGNITUDE, MAX_MAGNITUDE)
+texts = st.text(st.characters(blacklist_categories=("Cs",)).filter(printable_character))
 values = st.one_of(
-    st.booleans(), st.integers(), numbers, st.text(), names.map(Name),
-    st.tuples(numbers, numbers, numbers))
+    st.booleans(), st.integers(-int(MAX_MAGNITUDE), int(MAX_MAGNITUDE)), numbers, texts,
+    names.map(Name), st.tuples(numbers, numbers, numbers))
 calls = st.builds(
-    Call, target=st.one_of(names, st.text(min_size=1)), method=methods,
+    Call, target=st.one_of(names, texts.filter(bool)), method=methods,
     args=st.lists(values, max_size=4).map(tuple),
     kwargs=st.dictionaries(keys, values, max_size=3).map(lambda d: tuple(d.items())),
     parallel=st.booleans(), keep_going=st.booleans())

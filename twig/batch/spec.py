@@ -28,6 +28,11 @@ UNTIL = ("seconds", "script")
 SAMPLING = ("grid", "random")
 SCRIPT_LIMIT = 600.0
 """Simulated seconds a job with ``until = "script"`` and no ``seconds`` may run at most."""
+MAX_JOBS = 100_000
+"""Most jobs one ``[[jobs]]`` table may expand to (seeds times values times samples), checked
+before any list of them is made."""
+MAX_SEED = 2**63 - 1
+"""Largest seed (seeds are integers from 0)."""
 
 
 class BatchError(TwigError):
@@ -92,14 +97,19 @@ def _choice(options: tuple[str, ...]) -> Callable[[Any, str], str]:
     return parse
 
 
+def _is_seed(v: Any) -> bool:
+    return _is_int(v) and 0 <= v <= MAX_SEED
+
+
 def _seeds(value: Any, where: str) -> list[int]:
     if isinstance(value, dict):
-        if set(value) != {"start", "count"} or not _is_int(value["start"]) \
-                or not _is_int(value["count"]) or value["count"] < 1:
-            raise BatchError(f"{where}: expected {{start = integer, count = positive "
-                             f"integer}}, got {value!r}")
+        if set(value) != {"start", "count"} or not _is_seed(value["start"]) \
+                or not _is_int(value["count"]) or not 1 <= value["count"] <= MAX_JOBS \
+                or not _is_seed(value["start"] + value["count"] - 1):
+            raise BatchError(f"{where}: expected {{start = integer from 0, count = integer "
+                             f"from 1 to {MAX_JOBS}}}, got {value!r}")
         return list(range(value["start"], value["start"] + value["count"]))
-    return _one_or_list(_is_int, "an integer")(value, where)
+    return _one_or_list(_is_seed, "an integer seed from 0 to 2**63 - 1")(value, where)
 
 
 def _outputs(value: Any, where: str) -> list[str]:
@@ -112,6 +122,12 @@ def _outputs(value: Any, where: str) -> list[str]:
 def _positive_int(value: Any, where: str) -> int:
     if not _is_int(value) or value < 1:
         raise BatchError(f"{where}: expected a positive integer, got {value!r}")
+    return value
+
+
+def _count(value: Any, where: str) -> int:
+    if not _is_int(value) or not 1 <= value <= MAX_JOBS:
+        raise BatchError(f"{where}: expected an integer from 1 to {MAX_JOBS}, got {value!r}")
     return value
 
 
@@ -160,7 +176,7 @@ _JOBS_FIELDS: dict[str, Callable[[Any, str], Any]] = {
     "seeds": _seeds,
     "script": _one_or_list(lambda v: isinstance(v, str) and bool(v), "a script path"),
     "sampling": _choice(SAMPLING),
-    "samples": _positive_int,
+    "samples": _count,
     "sample_seed": _integer,
     "vary": lambda value, where: value,  # checked by _vary
 }
@@ -192,7 +208,7 @@ def _range(value: dict[str, Any], where: str) -> Range:
     if not all(a <= b for a, b in zip(*((lo, hi) if vector else ([lo], [hi])), strict=True)):
         raise BatchError(f"{where}: 'min' must not exceed 'max', got {lo!r} and {hi!r}")
     if steps is not None:
-        _positive_int(steps, f"{where}: field 'steps'")
+        _count(steps, f"{where}: field 'steps'")
     return Range(lo, hi, steps)
 
 
@@ -243,9 +259,28 @@ def _jobs_table(table: Any, defaults: Mapping[str, Any], where: str, k: int) -> 
                          "cannot go with until = \"script\"")
     video = {"size": f.get("video_size", [640, 360]), "fps": f.get("fps", 30)} \
         if "mp4" in outputs else None
+    _job_count(f, sampling, vary, where)
     return JobsTable(where, f.get("name", f"jobs{k}"), f["scene"], f.get("seeds", [None]),
                      f.get("seconds", [None]), f.get("script", [None]), until, outputs, video,
                      sampling, f.get("samples", 1), f.get("sample_seed", 0), vary)
+
+
+def _job_count(fields: Mapping[str, Any], sampling: str,
+               vary: Mapping[str, list[Any] | Range], where: str) -> None:
+    """At most :data:`MAX_JOBS` jobs, counted before any is made."""
+    count = 1
+    for key in ("scene", "seeds", "seconds", "script"):
+        count *= len(fields.get(key, [None]))
+    if sampling == "random":
+        count *= fields["samples"]
+    else:
+        for axis in vary.values():
+            count *= axis.steps if isinstance(axis, Range) and axis.steps else len(axis) \
+                if isinstance(axis, list) else 1
+    if count > MAX_JOBS:
+        raise BatchError(f"{where}: expands to {count} jobs (scenes x seeds x seconds x "
+                         f"scripts x {'samples' if sampling == 'random' else 'vary values'}); "
+                         f"at most {MAX_JOBS}")
 
 
 def spec_path(name: str | Path) -> Path:
@@ -271,6 +306,8 @@ def read_spec(path: Path) -> tuple[str, list[JobsTable]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise BatchError(f"{path}: malformed TOML: {e}") from None
+    except RecursionError:
+        raise BatchError(f"{path}: malformed TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as e:
         raise BatchError(f"{path}: cannot read batch spec: {e}") from None
     unknown = sorted(set(data) - {"batch", "jobs"})

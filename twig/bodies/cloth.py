@@ -27,6 +27,10 @@ def cloth_links(n: int, shear: bool = True) -> np.ndarray:
     return np.concatenate(parts).astype(np.int32)
 
 
+MAX_RESOLUTION = 256
+"""Most nodes per side of a cloth (65,536 nodes): checked before anything is allocated."""
+
+
 def add_cloth(world: PhysicsWorld, name: str, position: ArrayLike, *, size: float = 1.0,
               resolution: int = 16, mass: float = 0.5, shear: bool = True,
               pinned: tuple[str, ...] = ("far-left", "far-right"), sqrt_approx: bool = False,
@@ -40,8 +44,9 @@ def add_cloth(world: PhysicsWorld, name: str, position: ArrayLike, *, size: floa
     ``damping`` is the per-tick air damping (eq. 2): cloth meets far more drag than its mass
     would suggest.
     """
-    if not isinstance(resolution, int) or resolution < 2:
-        raise PhysicsError(f"{name}: resolution must be an integer >= 2, got {resolution!r}")
+    if not isinstance(resolution, int) or not 2 <= resolution <= MAX_RESOLUTION:
+        raise PhysicsError(f"{name}: resolution must be an integer from 2 to {MAX_RESOLUTION}, "
+                           f"got {resolution!r}")
     unknown = set(pinned) - set(CORNERS)
     if unknown:
         raise PhysicsError(f"{name}: unknown corners {sorted(unknown)}; use {', '.join(CORNERS)}")

@@ -27,6 +27,8 @@ MESH_FORMATS = ("obj", "glb", "gltf", "stl")
 """File extensions a box model can be read from."""
 MESH_KEY = "mesh"
 """Key of the mesh in a body's record meta."""
+MAX_COORDINATE = 1e4
+"""Largest vertex coordinate of a mesh file (before ``scale``)."""
 MIN_HALF_EXTENT = 0.005
 """A flat mesh (a sign, a sheet) still collides as a box at least 1 cm thick, metres."""
 
@@ -53,6 +55,9 @@ def load_mesh(path: str | Path, what: str) -> tuple[np.ndarray, np.ndarray]:
         raise AssetError(f"{what}: mesh {str(p)!r} has no triangles (not a mesh, or empty)")
     if not np.isfinite(vertices).all():
         raise AssetError(f"{what}: mesh {str(p)!r} has vertices that are not finite numbers")
+    if np.abs(vertices).max() > MAX_COORDINATE:
+        raise AssetError(f"{what}: mesh {str(p)!r} has vertices farther than "
+                         f"{MAX_COORDINATE:g} from its origin (not in metres?)")
     return vertices, faces
 
 
@@ -69,9 +74,7 @@ def oriented_box(vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     The box's axes are ordered and signed to lie closest to the mesh's own y, then x (so a
     model authored upright has its box's y axis up), with ``z = x cross y``.
     """
-    import trimesh
-
-    to_origin, extents = trimesh.bounds.oriented_bounds(vertices)
+    to_origin, extents = _oriented_bounds(vertices)
     box_axes = to_origin[:3, :3]
     centre = -box_axes.T @ to_origin[:3, 3]
     order = []
@@ -84,6 +87,26 @@ def oriented_box(vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     axes = np.stack([x, y, np.cross(x, y)])
     half = 0.5 * np.asarray(extents)[[order[1], order[0], order[2]]]
     return centre, axes, np.maximum(half, MIN_HALF_EXTENT)
+
+
+def _oriented_bounds(vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """trimesh's (4, 4) transform to the box frame and extents (3,). A flat mesh (a sign, a
+    sheet: no thickness) is boxed in its own plane, since trimesh's 3D hull of it needs more
+    (its repair of the degenerate hull imports networkx) and would have no thickness anyway."""
+    import trimesh
+
+    centre = vertices.mean(axis=0)
+    _, sizes, basis = np.linalg.svd(vertices - centre, full_matrices=False)
+    if len(sizes) < 3 or sizes[2] > 1e-9 * sizes[0]:
+        return trimesh.bounds.oriented_bounds(vertices)
+    plane = basis[:2]  # rows: two unit vectors spanning the mesh's plane
+    flat, extents = trimesh.bounds.oriented_bounds_2D((vertices - centre) @ plane.T)
+    axes = np.vstack([flat[:2, :2] @ plane, basis[2]])
+    middle = centre + (-flat[:2, :2].T @ flat[:2, 2]) @ plane
+    to_origin = np.eye(4)
+    to_origin[:3, :3] = axes
+    to_origin[:3, 3] = -axes @ middle
+    return to_origin, np.array([extents[0], extents[1], 0.0])
 
 
 def add_box_model(world: PhysicsWorld, name: str, position: ArrayLike, *, path: str | Path,

@@ -49,6 +49,10 @@ def add_stick(world: PhysicsWorld, name: str, position: ArrayLike, *, length: fl
     return body
 
 
+MAX_SEGMENTS = 10_000
+"""Most links of a rope: checked before anything is allocated."""
+
+
 def add_rope(world: PhysicsWorld, name: str, start: ArrayLike, *, length: float = 2.0,
              segments: int = 10, direction: ArrayLike = (1.0, 0.0, 0.0), mass: float = 1.0,
              pinned: bool = True, tethers: bool = True, radius: float = 0.02) -> Body:
@@ -57,8 +61,9 @@ def add_rope(world: PhysicsWorld, name: str, start: ArrayLike, *, length: float 
     With ``pinned`` the first node is pinned where it is; the rope swings from it, and with
     ``tethers`` (see :mod:`twig.bodies.tethers`) it cannot stretch beyond its length.
     """
-    if not isinstance(segments, int) or segments < 1:
-        raise PhysicsError(f"{name}: segments must be a positive integer, got {segments!r}")
+    if not isinstance(segments, int) or not 1 <= segments <= MAX_SEGMENTS:
+        raise PhysicsError(f"{name}: segments must be an integer from 1 to {MAX_SEGMENTS}, "
+                           f"got {segments!r}")
     length = as_positive(length, f"{name}: length")
     p0 = as_points(start, f"{name}: start").reshape(3)
     axis = _unit(direction, f"{name}: direction")

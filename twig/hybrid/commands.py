@@ -78,9 +78,10 @@ def play_clip(self: Character, clip: ClipName, passive: Body | None = None, loop
 
 GRAPH_CLIPS = ("walk", "walk-left", "walk-right")
 """The library clips ``motion-graph-walk`` builds its graph from."""
-MAX_GRAPH_PATH = 100.0
+MAX_GRAPH_PATH = 10.0
 """Longest path (m, across the ground) a motion-graph walk synthesises: the search grows with
-the path, and a far point would hold up the world."""
+the path (about 0.1 to 0.3 s a metre) and runs on the world's thread before the walk starts, so
+a far point would hold up the world and every client of a server."""
 
 
 @command(on=Character)

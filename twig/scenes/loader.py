@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,10 @@ _WORLD_FIELDS = {"seed": "int", "iterations": "int", "gravity": "ArrayLike", "gr
                  "ground_friction": "float", "bounds": "table"}
 _BOUNDS_FIELDS = {"lower": "ArrayLike", "upper": "ArrayLike", "friction": "float"}
 _SCENE_FIELDS = {"description": "str", "seconds": "float", "script": "str"}
+MAX_ITERATIONS = 100
+"""Most relaxation iterations per tick a scene may ask for."""
+MAX_SEED = 2**63 - 1
+"""Largest world seed (seeds are integers from 0)."""
 
 @dataclass(frozen=True)
 class SceneInfo:
@@ -58,6 +63,8 @@ def _read(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise SceneError(f"{path}: malformed TOML: {e}") from None
+    except RecursionError:
+        raise SceneError(f"{path}: malformed TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as e:
         raise SceneError(f"{path}: cannot read scene file: {e}") from None
 
@@ -103,6 +110,7 @@ def load_scene(name: str | Path, seed: int | None = None,
     bounds = world_cfg.pop("bounds", None)
     if seed is not None:
         world_cfg["seed"] = seed
+    _world_limits(world_cfg, f"{path}: [world]")
     try:
         world = World(**world_cfg)
         if bounds is not None:
@@ -132,6 +140,18 @@ def load_scene(name: str | Path, seed: int | None = None,
     if info.script is not None:
         attach_scene_script(world, info)
     return world
+
+
+def _world_limits(cfg: Mapping[str, Any], where: str) -> None:
+    """The seed and iterations in range, before the world is built."""
+    seed = cfg.get("seed", 0)
+    if not (isinstance(seed, Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED):
+        raise SceneError(f"{where}: field 'seed': expected an integer from 0 to 2**63 - 1, "
+                         f"got {seed!r}")
+    iterations = cfg.get("iterations", 1)
+    if iterations > MAX_ITERATIONS:  # too few: the world says so
+        raise SceneError(f"{where}: field 'iterations': expected an integer from 1 to "
+                         f"{MAX_ITERATIONS}, got {iterations!r}")
 
 
 def attach_scene_script(world: World, info: SceneInfo) -> Interpreter:

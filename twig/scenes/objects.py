@@ -101,6 +101,23 @@ def _fields(table: Mapping[str, Any], spec: Mapping[str, str], where: str) -> di
     return {k: _check(v, spec[k], f"{where}: field {k!r}") for k, v in table.items()}
 
 
+RESERVED_NAMES = ("world",)
+"""Names no object may have (``world:`` addresses the world itself)."""
+
+
+def _name(name: str, where: str) -> None:
+    """An object's name: printable, not empty, not reserved."""
+    from twig.script.syntax import check_text
+
+    if not name or name in RESERVED_NAMES:
+        raise SceneError(f"{where}: field 'name': {name!r} cannot name an object (reserved "
+                         f"names: {', '.join(RESERVED_NAMES)}; nor the empty name)")
+    try:
+        check_text(name, f"{where}: field 'name'")
+    except TwigError as e:
+        raise SceneError(str(e)) from None
+
+
 def add_object(world: World, table: Any, where: str, base: Path | None = None) -> None:
     """Add one object from an ``[[object]]`` table (``type``, ``name`` and the builder's
     fields), checked as in a scene file; errors start with ``where``; relative file paths
@@ -125,6 +142,7 @@ def add_object(world: World, table: Any, where: str, base: Path | None = None) -
     missing = [n for n, (_, required) in fields.items() if required and n not in values]
     if missing:
         raise SceneError(f"{where} ({kind}): missing field {missing[0]!r}")
+    _name(values["name"], f"{where} ({kind})")
     where = f"{where} ({kind} {values['name']!r})"
     for field, (annotation, _) in fields.items():
         if annotation == "str | Path" and field in values and base is not None:

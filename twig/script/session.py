@@ -20,6 +20,7 @@ from twig.commands import Command, commands_of, resolve_object
 from twig.errors import ScriptError, TwigError
 from twig.events import Event, Subscription
 from twig.physics import PhysicsWorld
+from twig.realtime import describe
 from twig.script import body_commands  # noqa: F401  (registers the body commands)
 from twig.script.binding import bind
 from twig.script.syntax import Call
@@ -76,6 +77,8 @@ class Session:
         self.target = WorldTarget(world, self)
         self._events: set[str] = set()
         self._subscription: Subscription | None = None
+        self.on_internal_error: Callable[[str], None] | None = None
+        """Told (with the error reply's message) when a command fails with a bug."""
 
     # ------------------------------------------------------------------ running calls
     def execute(self, call: Call) -> Outcome:
@@ -123,7 +126,10 @@ class Session:
             return
         except Exception as e:  # a bug: report it, keep the world and the caller going
             traceback.print_exc(file=sys.stderr)
-            self.send(Reply("error", request_id, f"internal error: {type(e).__name__}: {e}"))
+            message = f"{call.target}: {call.method}: {describe(e)}"
+            self.send(Reply("error", request_id, message))
+            if self.on_internal_error is not None:
+                self.on_internal_error(message)
             return
         kind = outcome.command.kind
         if kind == "query":

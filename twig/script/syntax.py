@@ -8,7 +8,9 @@ One command per line::
     - kid: pin l_foot                                     # '-': a failure does not stop
     world: wait-all
 
-Values are numbers (``2``, ``-0.5``, ``1e3``), double-quoted strings with backslash escapes,
+Values are numbers (``2``, ``-0.5``, ``1e3``; at most :data:`MAX_MAGNITUDE` in size, written in
+at most :data:`MAX_NUMBER_TEXT` characters), double-quoted strings with backslash escapes (no
+control characters or lone surrogates, in strings or names),
 vectors ``(x, y, z)``, ``true``/``false``, and bare names (``ball``, ``l_hand``, ``on``). What a
 value means (an object, a choice, a string) is decided by the command's parameter, not here.
 :func:`parse_line` and :func:`format_call` are inverses on every :class:`Call`.
@@ -16,7 +18,6 @@ value means (an object, a choice, a string) is decided by the command's paramete
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,8 +84,12 @@ class Call:
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 NUMBER = re.compile(r"[-+]?(?:\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", '"': '"', "\\": "\\"}
+_ESCAPES = {'"': '"', "\\": "\\"}
 _QUOTE = {v: k for k, v in _ESCAPES.items()}
+MAX_MAGNITUDE = 1e9
+"""Largest magnitude of a number in a line (seconds, metres, counts: larger is a mistake)."""
+MAX_NUMBER_TEXT = 40
+"""Most characters of one written number."""
 WHAT_VALUE = 'a value (a number, a "string", a name, (x, y, z), true or false)'
 
 
@@ -135,13 +140,15 @@ class _Scanner:
             c = self.peek()
             if not c:
                 raise self.error('a closing "')
+            at = self.pos
             self.pos += 1
             if c == '"':
                 return "".join(out)
             if c == "\\":
-                out.append(self._escape())
-            else:
-                out.append(c)
+                c = self._escape()
+            if not printable_character(c):
+                raise self.error(f"a printable character in a string, not {c!r}", at)
+            out.append(c)
 
     def _escape(self) -> str:
         c = self.peek()
@@ -153,18 +160,19 @@ class _Scanner:
             if re.fullmatch(r"[0-9a-fA-F]{4}", digits):
                 self.pos += 5
                 return chr(int(digits, 16))
-        raise self.error(r'an escape: \" \\ \n \t \r \0 or \uXXXX', self.pos - 1)
+        raise self.error(r'an escape: \" \\ or \uXXXX', self.pos - 1)
 
     def number(self) -> int | float:
         start = self.pos
         text = self.match(NUMBER)
         if text is None:
             raise self.error("a number")
-        if re.fullmatch(r"[-+]?\d+", text):
-            return int(text)
-        value = float(text)
-        if not math.isfinite(value):
-            raise self.error("a finite number", start)
+        if len(text) > MAX_NUMBER_TEXT:
+            raise self.error(f"a number written in at most {MAX_NUMBER_TEXT} characters",
+                             start)
+        value: int | float = int(text) if re.fullmatch(r"[-+]?\d+", text) else float(text)
+        if not abs(value) <= MAX_MAGNITUDE:
+            raise self.error(f"a number from {-MAX_MAGNITUDE:g} to {MAX_MAGNITUDE:g}", start)
         return value
 
     def vector(self) -> tuple[float, float, float]:
@@ -190,6 +198,24 @@ class _Scanner:
         if word is None:
             raise self.error(WHAT_VALUE)
         return {"true": True, "false": False}.get(word, Name(word))
+
+
+def printable_character(c: str) -> bool:
+    """Whether ``c`` may appear in a name or a string: not a control character (U+0000 to
+    U+001F, U+007F to U+009F) and not a lone surrogate (U+D800 to U+DFFF), which no UTF-8
+    reply could carry."""
+    o = ord(c)
+    return not (o < 0x20 or 0x7F <= o <= 0x9F or 0xD800 <= o <= 0xDFFF)
+
+
+def check_text(text: str, what: str) -> str:
+    """``text`` if every character is :func:`printable_character`; else a ParseError naming
+    ``what`` and the first bad character's position."""
+    for k, c in enumerate(text):
+        if not printable_character(c):
+            raise ParseError(f"{what}: expected printable characters, got {c!r} at "
+                             f"character {k + 1}")
+    return text
 
 
 def parse_line(text: str, where: Location | None = None) -> Call | None:

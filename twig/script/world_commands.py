@@ -34,7 +34,7 @@ class Clock(Protocol):
     speed: float
     paused: bool
 
-    def step_once(self) -> None: ...
+    def step_once(self, ticks: int = 1) -> None: ...
 
 
 class FreeClock:
@@ -59,7 +59,7 @@ class FreeClock:
             raise TwigError(f"speed must be a number in (0, {MAX_SPEED:g}], got {value!r}")
         self._speed = value
 
-    def step_once(self) -> None:
+    def step_once(self, ticks: int = 1) -> None:
         """Nothing to do: the world is stepped by whoever runs it."""
 
 
@@ -118,8 +118,7 @@ class WorldTarget:
         end = world.tick + ticks
         action = Action("step", "world", world.events)
         if clock.paused:
-            for _ in range(ticks):
-                clock.step_once()
+            clock.step_once(ticks)
         return Watches.of(world).add(action, lambda: world.tick >= end)
 
     @command

@@ -18,11 +18,22 @@ from typing import Any
 from twig.commands import COMMAND_NAME
 from twig.errors import ParseError
 from twig.script.session import Reply
-from twig.script.syntax import Call, Location, Name, Value, parse_line
+from twig.script.syntax import (
+    MAX_MAGNITUDE,
+    MAX_NUMBER_TEXT,
+    Call,
+    Location,
+    Name,
+    Value,
+    check_text,
+    parse_line,
+)
 
 RequestId = int | str
 REQUEST_ID = re.compile(rb"#(\d{1,18})[ \t]")
 JSON_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+JSON_ID_FIELD = re.compile(r'"id"\s*:\s*(?:(\d{1,18})|"([A-Za-z0-9_.:-]{1,64})")')
+"""The id of a JSON request found in its text, so even a malformed one gets it back."""
 
 
 @dataclass(frozen=True)
@@ -62,9 +73,14 @@ def parse_request(line: bytes) -> Request | None:
 
 def _json_request(text: str, rid: RequestId | None) -> Request:
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        obj = json.loads(text, parse_constant=_no_constant, parse_int=_json_int,
+                         parse_float=_json_float)
     except (ValueError, RecursionError) as e:
-        return Request(rid, None, f"malformed JSON request: {e}")
+        detail = str(e) if isinstance(e, ValueError) else "nested too deeply"
+        found = JSON_ID_FIELD.search(text) if rid is None else None
+        if found is not None:
+            rid = int(found.group(1)) if found.group(1) is not None else found.group(2)
+        return Request(rid, None, f"malformed JSON request: {detail}")
     if not isinstance(obj, dict):
         return Request(rid, None, "a JSON request must be an object")
     given = obj.get("id", rid)
@@ -80,6 +96,18 @@ def _json_request(text: str, rid: RequestId | None) -> Request:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number twig accepts")
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_TEXT:
+        raise ValueError(f"a number written in more than {MAX_NUMBER_TEXT} characters")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_TEXT:
+        raise ValueError(f"a number written in more than {MAX_NUMBER_TEXT} characters")
+    return float(text)
 
 
 def _json_call(obj: dict[str, Any]) -> Call:
@@ -98,34 +126,44 @@ def _json_call(obj: dict[str, Any]) -> Call:
     target, method, args = obj.get("target"), obj.get("command"), obj.get("args", {})
     if not isinstance(target, str) or not target:
         raise ParseError('expected "target": the name of an object or "world"')
+    check_text(target, '"target"')
     if not isinstance(method, str) or not COMMAND_NAME.fullmatch(method):
         raise ParseError('expected "command": a command name like "move-node"')
     if not isinstance(args, dict):
         raise ParseError('"args" must be an object of parameter values')
-    kwargs = tuple((str(k), _json_value(k, v)) for k, v in args.items())
+    kwargs = tuple((check_text(k, "a key of args"), _json_value(k, v))
+                   for k, v in args.items())
     return Call(target, method, (), kwargs, where=where)
 
 
 def _json_value(key: str, v: Any) -> Value:
-    if isinstance(v, bool | str) or (isinstance(v, int | float) and math.isfinite(v)):
+    if isinstance(v, str):
+        return check_text(v, f"args[{key!r}]")
+    if isinstance(v, bool) or (isinstance(v, int | float) and _in_range(v)):
         return v
     if _is_vector(v):
         return (float(v[0]), float(v[1]), float(v[2]))
     if isinstance(v, list) and all(isinstance(c, str) for c in v):
-        return tuple(Name(c) for c in v)  # the values of a *args parameter, or a field
+        # the values of a *args parameter, or a field
+        return tuple(Name(check_text(c, f"args[{key!r}]")) for c in v)
     if isinstance(v, dict) and all(isinstance(c, str) for c in v.values()):
-        return dict(v)  # names to names (a joint map)
+        return {check_text(k, f"args[{key!r}]"): check_text(c, f"args[{key!r}]")
+                for k, c in v.items()}  # names to names (a joint map)
     if isinstance(v, list) and v and all(_is_vector(c) for c in v):
         return tuple((float(c[0]), float(c[1]), float(c[2])) for c in v)  # *points
-    raise ParseError(f"args[{key!r}]: expected a number, a string, true/false, [x, y, z], a "
-                     f"list of names or of [x, y, z], or an object of strings, got "
-                     f"{json.dumps(v)[:40]}")
+    raise ParseError(f"args[{key!r}]: expected a number (from {-MAX_MAGNITUDE:g} to "
+                     f"{MAX_MAGNITUDE:g}), a string, true/false, [x, y, z], a list of names or "
+                     f"of [x, y, z], or an object of strings, got {json.dumps(v)[:40]}")
 
 
 def _is_vector(v: Any) -> bool:
     return (isinstance(v, list) and len(v) == 3
-            and all(isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c)
+            and all(isinstance(c, int | float) and not isinstance(c, bool) and _in_range(c)
                     for c in v))
+
+
+def _in_range(x: float) -> bool:
+    return math.isfinite(x) and abs(x) <= MAX_MAGNITUDE
 
 
 def format_reply(reply: Reply, json_mode: bool) -> str:
@@ -138,7 +176,10 @@ def format_reply(reply: Reply, json_mode: bool) -> str:
         if key is not None:
             out[key] = reply.data
         return json.dumps(out, separators=(",", ":"))
-    parts = [reply.kind] + ([str(reply.id)] if reply.id is not None else [])
+    # A word id is quoted ("ok" or "done" could be read as a reply kind): `value "a" 3`.
+    rid = [] if reply.id is None else [json.dumps(reply.id) if isinstance(reply.id, str)
+                                       else str(reply.id)]
+    parts = [reply.kind, *rid]
     if reply.kind == "error":
         parts.append(" ".join(str(reply.data).split()))
     elif reply.kind in ("value", "event"):

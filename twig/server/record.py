@@ -53,6 +53,11 @@ class Recorder:
         """Log one line about to run before tick ``tick``."""
         self._write({"tick": tick, "client": client, "line": line})
 
+    def flush(self) -> None:
+        """Write what is buffered (after each batch: a killed server leaves its commands)."""
+        if not self._file.closed:
+            self._file.flush()
+
     def close(self, world: PhysicsWorld) -> None:
         """Write the end record (final tick and state hash) and close the file."""
         if not self._file.closed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -30,15 +31,18 @@ def make_clock(world: PhysicsWorld, *, speed: float = 1.0, paused: bool = False)
 
 def make_server(world: PhysicsWorld, *, speed: float = 1.0, paused: bool = False,
                 token: str | None = None, record: str | Path | None = None,
-                scene: str | None = None, limits: Limits | None = None) -> Server:
+                scene: str | None = None, limits: Limits | None = None,
+                origins: tuple[str, ...] = ()) -> Server:
     """A server for ``world`` with its real-time loop (not started yet).
 
     ``record`` logs every command for ``twig replay`` (``scene`` names what to rebuild). A
-    scene's own script (``world.script``) is driven by the same clock.
+    scene's own script (``world.script``) is driven by the same clock. ``origins``: web pages
+    from elsewhere than this machine allowed to connect over WebSocket (``--allow-origin``).
     """
     clock = make_clock(world, speed=speed, paused=paused)
     recorder = Recorder(record, world, scene) if record is not None else None
-    return Server(world, clock, token=token, recorder=recorder, limits=limits)
+    return Server(world, clock, token=token, recorder=recorder, limits=limits,
+                  origins=origins)
 
 
 class ServerThread:
@@ -94,6 +98,9 @@ class ServerThread:
 async def _serve_until_cancelled(server: Server, host: str, port: int, ws_port: int | None,
                                  announce: bool) -> None:
     await server.start(host, port, ws_port)
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     if announce:
         ports = server.ports
         ws = f", WebSocket on port {ports[1]}" if len(ports) > 1 else ""
@@ -107,12 +114,14 @@ async def _serve_until_cancelled(server: Server, host: str, port: int, ws_port: 
 def serve_forever(scene: str | None, *, host: str = "127.0.0.1", port: int = 7777,
                   ws_port: int | None = 7778, token: str | None = None,
                   record: str | None = None, seed: int | None = None, speed: float = 1.0,
-                  paused: bool = False, view_port: int | None = None) -> None:
-    """``twig serve``: load the scene and serve it until interrupted (Ctrl-C); with
-    ``view_port``, also the live viewer, whose command box speaks to this server."""
+                  paused: bool = False, view_port: int | None = None,
+                  origins: tuple[str, ...] = ()) -> None:
+    """``twig serve``: load the scene and serve it until interrupted (Ctrl-C or SIGTERM, both
+    ending the record); with ``view_port``, also the live viewer, whose command box speaks to
+    this server."""
     world = open_world(scene, seed)
     server = make_server(world, speed=speed, paused=paused, token=token, record=record,
-                         scene=scene)
+                         scene=scene, origins=origins)
     viewer = None
     if view_port is not None:
         from twig.view import serve_viewer
@@ -121,7 +130,7 @@ def serve_forever(scene: str | None, *, host: str = "127.0.0.1", port: int = 777
                               host=host, port=view_port)
         print(f"viewer: {viewer.url}", flush=True)
     try:
-        with contextlib.suppress(KeyboardInterrupt):
+        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
             asyncio.run(_serve_until_cancelled(server, host, port, ws_port, announce=True))
     finally:
         if viewer is not None:

@@ -6,16 +6,24 @@ procedure-call interface ... The user can also TELNET to the socket". Each clien
 to the world's thread in batches (:meth:`RealTime.submit`), where they run between ticks in
 arrival order (and are logged for replay); replies and events come back through one outbox,
 so the simulation never waits for a network write. A client that reads too slowly is dropped.
+
+No client can hurt another: each client's requests wait in its own queue and the clients take
+turns, a bad line (encoding, size, protocol) is answered to its sender alone, an exception in
+a command is that command's error reply, and a tick that raises pauses the world and tells
+every client why (:meth:`RealTime._fail`), instead of silencing the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import itertools
+import re
 import sys
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,13 +31,15 @@ from typing import Any
 
 from twig.errors import TwigError
 from twig.physics import PhysicsWorld
-from twig.realtime import RealTime
+from twig.realtime import RealTime, describe
 from twig.script.session import Reply, Session
-from twig.script.syntax import format_call
+from twig.script.syntax import Call, format_call
 from twig.server.protocol import Request, format_reply, parse_request, request_id
 from twig.server.record import Recorder
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+HTTP_REQUEST = re.compile(rb"[A-Z]{3,10} \S+ HTTP/\d")
+"""An HTTP request line (a browser's form post to the TCP port): refused, connection closed."""
 BUDGET = 0.004
 """Seconds of client requests the world's thread runs per tick while the clock runs."""
 
@@ -81,6 +91,11 @@ class Connection:
         """Handle one request line (network thread)."""
         if self.closed:
             return
+        if HTTP_REQUEST.match(line):
+            self.write("error this is twig's line protocol, not HTTP (docs/protocol.md); "
+                       "closing the connection")
+            self.close(flush=True)
+            return
         if not self.authorised:
             self._authorise(line)
             return
@@ -109,23 +124,24 @@ class Connection:
             self.write("ok")
         else:
             self.write("error expected 'token <T>' first (this server needs a token)")
-            self.close()
+            self.close(flush=True)
 
     def write(self, *lines: str) -> None:
         """Send lines (network thread); drop the client if it stopped reading."""
         if self.closed:
             return
-        self._write(lines)
+        self._write(tuple(map(_encodable, lines)))
         if self.buffered() > self.server.limits.max_buffer:
             print(f"twig serve: client {self.number} dropped: it stopped reading its replies",
                   file=sys.stderr)
             self.close()
 
-    def close(self) -> None:
+    def close(self, flush: bool = False) -> None:
+        """Disconnect (``flush``: after sending what is queued)."""
         if not self.closed:
             self.closed = True
             self.server.disconnect(self)
-            self._close()
+            self._close(flush)
 
     def _write(self, lines: tuple[str, ...]) -> None:
         raise NotImplementedError
@@ -133,8 +149,19 @@ class Connection:
     def buffered(self) -> int:
         raise NotImplementedError
 
-    def _close(self) -> None:
+    def _close(self, flush: bool) -> None:
         raise NotImplementedError
+
+
+def _encodable(text: str) -> str:
+    """``text`` as it can go out as UTF-8 (a lone surrogate written as ``\\udXXX``)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 class Server:
@@ -152,15 +179,20 @@ class Server:
         Logs every command for ``twig replay``.
     limits
         Per-client limits.
+    origins
+        Web page origins (``https://example.org``) whose WebSocket connections are accepted
+        besides this machine's own (``http://localhost:8080``); with a token, any origin.
     """
 
     def __init__(self, world: PhysicsWorld, clock: RealTime, *, token: str | None = None,
-                 recorder: Recorder | None = None, limits: Limits | None = None) -> None:
+                 recorder: Recorder | None = None, limits: Limits | None = None,
+                 origins: tuple[str, ...] = ()) -> None:
         self.world = world
         self.clock = clock
         self.token = token
         self.recorder = recorder
         self.limits = limits or Limits()
+        self.origins = origins
         self.connections: set[Connection] = set()
         self._numbers = itertools.count(1)
         self._inbox: list[tuple[Connection, Request]] = []
@@ -171,10 +203,11 @@ class Server:
         self._listeners: list[Any] = []
         self.commands_run = 0
         self._handler_session: Session | None = None
-        self._backlog: deque[tuple[Connection, Request]] = deque()
+        self._backlog: dict[Connection, deque[Request]] = {}
         self._budget_tick = -1
         self._budget_left = BUDGET
         clock.on_frame.append(self._after_ticks)
+        clock.on_failure.append(self._failure)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, host: str = "127.0.0.1", port: int = 7777,
@@ -216,12 +249,18 @@ class Server:
         if len(self.connections) >= self.limits.max_clients:
             return None
         conn = make(self, next(self._numbers))
+        conn.session.on_internal_error = self._failure
         self.connections.add(conn)
         return conn
 
     def disconnect(self, conn: Connection) -> None:
         self.connections.discard(conn)
-        self.clock.submit(conn.session.close)
+        self.clock.submit(lambda: self._forget(conn))
+
+    def _forget(self, conn: Connection) -> None:
+        """World's thread: a client left; its queued requests will not run."""
+        self._backlog.pop(conn, None)
+        conn.session.close()
 
     # ------------------------------------------------------------------ requests
     def enqueue(self, conn: Connection, request: Request) -> None:
@@ -245,8 +284,10 @@ class Server:
                                          conn.session.json), True)
 
     def _run_batch(self, batch: list[tuple[Connection, Request]]) -> None:
-        """On the world's thread, between ticks: queue the batch behind earlier requests."""
-        self._backlog.extend(batch)
+        """On the world's thread, between ticks: queue each request behind its client's
+        earlier ones."""
+        for conn, request in batch:
+            self._backlog.setdefault(conn, deque()).append(request)
         self._run_backlog()
 
     def _after_ticks(self, world: PhysicsWorld) -> None:
@@ -254,22 +295,64 @@ class Server:
             self._run_backlog()
 
     def _run_backlog(self) -> None:
-        """Run queued requests in order, at most ``BUDGET`` seconds of them per tick while
-        the clock runs (the rest wait for the next tick), so the tick rate holds under load."""
+        """Run queued requests, the clients taking turns (one request each per round, so no
+        client's burst delays another's request by more than a round), at most ``BUDGET``
+        seconds of them per tick while the clock runs (the rest wait for the next tick), so
+        the tick rate holds under load."""
         if self.world.tick != self._budget_tick:
             self._budget_tick, self._budget_left = self.world.tick, BUDGET
         backlog = self._backlog
         while backlog and (self._budget_left > 0 or self.clock.paused):
-            start = time.perf_counter()
-            conn, request = backlog.popleft()
+            for conn in list(backlog):
+                if not (self._budget_left > 0 or self.clock.paused):
+                    break
+                queue = backlog.pop(conn)  # re-inserted last: the next client goes first
+                start = time.perf_counter()
+                self._run_one(conn, queue.popleft())
+                if queue:
+                    backlog[conn] = queue
+                self._budget_left -= time.perf_counter() - start
+        if self.recorder is not None:
+            with contextlib.suppress(OSError):  # the next write fails too, and says so
+                self.recorder.flush()
+
+    def _run_one(self, conn: Connection, request: Request) -> None:
+        """Run one request and send its replies; whatever goes wrong is its error reply."""
+        try:
             if request.call is None:
                 conn._reply(Reply("error", request.id, request.error))
-                continue
-            if self.recorder is not None:
-                self.recorder.command(self.world.tick, conn.number, format_call(request.call))
+                return
+            self._record(conn.number, request.call)
             self.commands_run += 1
             conn.session.run(request.call, request.id)
-            self._budget_left -= time.perf_counter() - start
+        except Exception as e:  # a bug outside the command (a reply): logged
+            traceback.print_exc(file=sys.stderr)
+            conn._reply(Reply("error", request.id, describe(e)))
+
+    def _record(self, client: int, call: Call) -> None:
+        """Log a command; if the record cannot be written (a full disk), recording stops
+        and every client is told, and serving goes on."""
+        if self.recorder is None:
+            return
+        try:
+            self.recorder.command(self.world.tick, client, format_call(call))
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            self.recorder = None
+            message = f"the session record failed ({describe(e)}); recording stopped"
+            print(f"twig serve: {message}", file=sys.stderr)
+            self._failure(message)
+
+    def _failure(self, message: str) -> None:
+        """A command failed with a bug (its caller has the error reply), or a tick raised and
+        the world paused (world's thread): tell every client."""
+        self.broadcast({"t": round(self.world.time, 6), "type": "failure", "tick":
+                        self.world.tick, "message": message})
+
+    def broadcast(self, event: dict[str, Any]) -> None:
+        """Send ``event`` to every client, subscribed or not (any thread)."""
+        for conn in list(self.connections):
+            self.post(conn, format_reply(Reply("event", None, event), conn.session.json), False)
 
     # ------------------------------------------------------------------ replies
     def post(self, conn: Connection, text: str, final: bool) -> None:
@@ -291,7 +374,11 @@ class Server:
                 conn.pending -= 1
             lines.setdefault(conn, []).append(text)
         for conn, texts in lines.items():
-            conn.write(*texts)
+            try:
+                conn.write(*texts)
+            except Exception:  # this client's transport failed: drop it, deliver the rest
+                traceback.print_exc(file=sys.stderr)
+                conn.close()
 
     # ------------------------------------------------------------------ embedded use
     def command_handler(self, line: str, timeout: float = 5.0) -> str:

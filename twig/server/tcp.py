@@ -51,9 +51,12 @@ class TcpConnection(Connection, asyncio.Protocol):
     def buffered(self) -> int:
         return self.transport.get_write_buffer_size() if self.transport else 0
 
-    def _close(self) -> None:
+    def _close(self, flush: bool) -> None:
         if self.transport is not None:
-            self.transport.abort()
+            if flush:
+                self.transport.close()
+            else:
+                self.transport.abort()
 
 
 class TcpListener:

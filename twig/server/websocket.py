@@ -5,11 +5,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from twig.server.server import Connection, Server
+
+MAX_MESSAGE = 1 << 20
+"""Largest WebSocket message read, bytes: longer than the line limit gets an error reply,
+longer than this closes the connection (code 1009, the protocol's "message too big")."""
+LOCAL_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?")
+"""A web page served by this machine (the viewer, a local development server)."""
+
+
+def allowed_origins(server: Server) -> list[str | re.Pattern[str] | None] | None:
+    """The ``Origin`` headers a WebSocket handshake may carry (None: any, with a token): no
+    header (a program, not a browser), this machine's pages and the ones allowed by flag. A
+    web page from elsewhere cannot drive the world of a browser's user."""
+    if server.token:
+        return None
+    return [None, LOCAL_ORIGIN, *server.origins]
 
 
 class WebSocketConnection(Connection):
@@ -19,16 +35,16 @@ class WebSocketConnection(Connection):
         super().__init__(server, number)
         self.ws = ws
         self.session.json = True
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._queued = 0
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
 
     async def _send_all(self) -> None:
         with contextlib.suppress(ConnectionClosed):
-            while True:
-                text = await self._queue.get()
+            while (text := await self._queue.get()) is not None:
                 self._queued -= len(text)
                 await self.ws.send(text)
+            await self.ws.close()  # a refused client: its error went first
 
     def _write(self, lines: tuple[str, ...]) -> None:
         for text in lines:
@@ -38,9 +54,12 @@ class WebSocketConnection(Connection):
     def buffered(self) -> int:
         return self._queued + self.ws.transport.get_write_buffer_size()
 
-    def _close(self) -> None:
-        self._sender.cancel()
-        self.ws.transport.abort()
+    def _close(self, flush: bool) -> None:
+        if flush:
+            self._queue.put_nowait(None)
+        else:
+            self._sender.cancel()
+            self.ws.transport.abort()
 
 
 class WebSocketListener:
@@ -78,6 +97,6 @@ async def listen_websocket(server: Server, host: str, port: int) -> WebSocketLis
         finally:
             conn.close()
 
-    ws_server = await serve(handle, host, port, max_size=max(limit * 4, 1 << 16),
-                            ping_interval=None)
+    ws_server = await serve(handle, host, port, max_size=max(limit * 4, MAX_MESSAGE),
+                            ping_interval=None, origins=allowed_origins(server))
     return WebSocketListener(ws_server, ws_server.sockets[0].getsockname()[1])
