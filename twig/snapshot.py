@@ -24,6 +24,7 @@ import pickle
 import sys
 import types
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,41 @@ class WorldSnapshot:
         return self.physics.tick
 
 
+def _copy(v: Any, key: int, memo: dict[int, Any], value: Callable[[Any], Any],
+          leaf: Callable[[Any], Any]) -> Any:
+    """A copy of container ``v`` (array, list, dict, tuple, set, deque, named tuple) whose
+    items are copied by ``value``; anything else is ``leaf(v)``. Lists and dicts enter
+    ``memo`` before their items, so a container that holds itself is copied once."""
+    kind = type(v)
+    if kind is np.ndarray:
+        out: Any = v.copy() if v.flags.writeable else v
+    elif kind is list:
+        out = memo[key] = []
+        out.extend(value(x) for x in v)
+        return out
+    elif kind is dict:
+        out = memo[key] = {}
+        for k, x in v.items():
+            out[value(k)] = value(x)
+        return out
+    elif kind is tuple:
+        out = tuple(value(x) for x in v)
+    elif kind in (set, frozenset):
+        out = kind(value(x) for x in v)
+    elif kind is deque:
+        out = deque((value(x) for x in v), maxlen=v.maxlen)
+    elif isinstance(v, tuple) and hasattr(v, "_fields"):
+        out = kind(*(value(x) for x in v))
+    else:
+        out = leaf(v)
+    memo[key] = out
+    return out
+
+
+def _itself(v: Any) -> Any:
+    return v
+
+
 class _Ref:
     """A captured object's place in a snapshot: restoring gives back the object itself."""
 
@@ -85,30 +121,7 @@ class _Capture:
         if found is not None:
             return found
         self.keep.append(v)
-        kind = type(v)
-        if kind is np.ndarray:
-            out: Any = v.copy() if v.flags.writeable else v
-        elif kind is list:
-            out = self.memo[key] = []
-            out.extend(self.value(x) for x in v)
-            return out
-        elif kind is dict:
-            out = self.memo[key] = {}
-            for k, x in v.items():
-                out[self.value(k)] = self.value(x)
-            return out
-        elif kind is tuple:
-            out = tuple(self.value(x) for x in v)
-        elif kind in (set, frozenset):
-            out = kind(self.value(x) for x in v)
-        elif kind is deque:
-            out = deque((self.value(x) for x in v), maxlen=v.maxlen)
-        elif isinstance(v, tuple) and hasattr(v, "_fields"):
-            out = kind(*(self.value(x) for x in v))
-        else:
-            out = self._object(v)
-        self.memo[key] = out
-        return out
+        return _copy(v, key, self.memo, self.value, self._object)
 
     def _object(self, v: Any) -> Any:
         ref = _Ref(v)
@@ -172,29 +185,7 @@ class _Thaw:
         found = self.memo.get(key)
         if found is not None:
             return found
-        if kind is np.ndarray:
-            out: Any = v.copy() if v.flags.writeable else v
-        elif kind is list:
-            out = self.memo[key] = []
-            out.extend(self.value(x) for x in v)
-            return out
-        elif kind is dict:
-            out = self.memo[key] = {}
-            for k, x in v.items():
-                out[self.value(k)] = self.value(x)
-            return out
-        elif kind is tuple:
-            out = tuple(self.value(x) for x in v)
-        elif kind in (set, frozenset):
-            out = kind(self.value(x) for x in v)
-        elif kind is deque:
-            out = deque((self.value(x) for x in v), maxlen=v.maxlen)
-        elif isinstance(v, tuple) and hasattr(v, "_fields"):
-            out = kind(*(self.value(x) for x in v))
-        else:
-            out = v
-        self.memo[key] = out
-        return out
+        return _copy(v, key, self.memo, self.value, _itself)
 
 
 def capture(world: PhysicsWorld) -> WorldSnapshot:
