@@ -181,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_arguments(args)
         compiled = None
         if args.command in ("run", "script", "serve", "replay", "batch", "check"):
-            compiled = _compile_first(notices())
+            compiled = _compile_first(notices(), getattr(args, "scene", None))
         if args.command == "scenes":
             return _scenes()
         if args.command == "run":
@@ -236,16 +236,18 @@ def _check_arguments(args: argparse.Namespace) -> None:
         arg.check_port_free("--ws-port", args.host, args.ws_port if args.ws_port > 0 else None)
 
 
-def _compile_first(out: Console) -> float | None:
-    """On the first run (nothing cached for these sources), compile the kernels, in parallel
-    processes where there are cores to spare (:func:`twig.warmup.compile_kernels`),
-    saying so on ``out`` (stderr): a spinner on a terminal, otherwise a line when it starts,
-    one per part compiled and one when done. Returns the seconds spent, None if cached."""
-    from twig.physics.kernel_cache import kernels_cached
+def _compile_first(out: Console, scene: str | None = None) -> float | None:
+    """On the first run of a kind of world (``scene``'s, with boxes or without; any world
+    without a scene), compile its kernels, in parallel processes where there are cores to
+    spare (:func:`twig.warmup.compile_kernels`), saying so on ``out`` (stderr): a
+    spinner on a terminal, otherwise a line when it starts, one per part compiled and one when
+    done. Returns the seconds spent, None if cached."""
+    from twig.warmup import compile_kernels, kinds_to_compile
 
-    if kernels_cached():
+    kinds = kinds_to_compile(scene)
+    if kinds is None:
         return None
-    from twig.warmup import JOBS, compile_kernels
+    jobs = kinds.jobs()
 
     text = "compiling the physics kernels (first run only, about a minute)"
     done = []
@@ -254,18 +256,18 @@ def _compile_first(out: Console) -> float | None:
         with out.status(f"{text}...") as status:
             def progress(job: str) -> None:
                 done.append(job)
-                status.update(f"{text}: {len(done)} of {len(JOBS)} parts, then the tick...")
+                status.update(f"{text}: {len(done)} of {len(jobs)} parts, then the tick...")
 
-            compile_kernels(on_done=progress)
+            compile_kernels(on_done=progress, kinds=kinds)
     else:
         out.print(f"twig: {text}...", highlight=False)
 
         def progress(job: str) -> None:
             done.append(job)
-            out.print(f"twig: compiled part {len(done)} of {len(JOBS)} ({job}) after "
+            out.print(f"twig: compiled part {len(done)} of {len(jobs)} ({job}) after "
                       f"{time.perf_counter() - t0:.0f} s", highlight=False)
 
-        compile_kernels(on_done=progress)
+        compile_kernels(on_done=progress, kinds=kinds)
     seconds = time.perf_counter() - t0
     out.print(f"twig: compiled the physics kernels in {seconds:.1f} s; later runs load them "
               "from the cache", highlight=False)

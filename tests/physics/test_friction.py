@@ -39,7 +39,7 @@ def _friction(pos, prev, inert, s, t, normal, push, mu, rest_slide):
     w = np.array([1.0, 2.0, 0.5, 1.5])
     contact_friction(pos, prev, w, np.zeros(4, dtype=np.uint8), np.zeros((4, 3)), pair_i, pair_f,
                      1, inert, hold, np.array([0, 0, 1, 1]), rest_slide, np.full(4, -1),
-                     np.zeros(0), np.zeros(0), np.zeros((0, 3)), 1.0 / 60.0)
+                     np.zeros(0), np.zeros(0), np.zeros((0, 3)), None, 1.0 / 60.0)
     return prev, hold
 
 

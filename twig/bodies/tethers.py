@@ -15,8 +15,6 @@ hand, as far as the node is from the grip along the body's rigid links.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from twig.physics import Body, PhysicsWorld
 
@@ -43,6 +41,9 @@ def add_grip_tethers(world: PhysicsWorld, holder: int, body: Body, grip: int) ->
     rigid links at their rest lengths, which no pose of the body exceeds: the tethers act only
     on a stretched body.
     """
+    from scipy.sparse import coo_matrix  # here: SciPy's sparse graphs take ~0.15 s to import
+    from scipy.sparse.csgraph import dijkstra
+
     start, stop = body.nodes.start, body.nodes.stop
     rigid = ((world.link_min == world.link_max) & (world.link_min > 0.0)
              & (world.links["body"] == body.id))

@@ -18,9 +18,21 @@ trajectories.
 
 from twig.export.bvh import write_bvh
 from twig.export.files import ExportError
-from twig.export.gltf import write_gltf
 from twig.export.recording import RecordedBody, RecordedVolume, Recording
-from twig.export.usd import write_usd
 
 __all__ = ["ExportError", "RecordedBody", "RecordedVolume", "Recording", "write_bvh",
            "write_gltf", "write_usd"]
+
+
+def __getattr__(name: str):
+    """``write_gltf`` and ``write_usd`` on first use: the glTF library takes ~0.1 s to import,
+    and ``import twig`` reaches this package through the rotations the motion clips use."""
+    if name == "write_gltf":
+        from twig.export.gltf import write_gltf
+
+        return write_gltf
+    if name == "write_usd":
+        from twig.export.usd import write_usd
+
+        return write_usd
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,6 @@ w)`` as glTF stores them. Every function takes and returns float64 arrays whose 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_banded
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -171,6 +170,8 @@ def settled_twist(axis: np.ndarray, reference: np.ndarray, bend: np.ndarray,
     neighbours = np.full(len(a), 2.0)
     neighbours[0] -= 1.0
     neighbours[-1] -= 1.0
+    from scipy.linalg import solve_banded  # here: importing SciPy's linalg takes ~0.2 s
+
     t = np.empty_like(rhs)
     for k in range(a.shape[1]):
         banded = np.zeros((3, len(a)))

@@ -12,12 +12,13 @@ deleted.
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import hashlib
 import os
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -54,21 +55,64 @@ def use_versioned_cache() -> None:
 
 
 def kernels_cached() -> bool:
-    """Whether compiled kernels are already cached for these sources (the first tick then
-    takes about a second instead of a minute of compiling)."""
+    """Whether any compiled kernels are cached for these sources (see :func:`tick_compiled`
+    for the tick of a given world)."""
     cache_dir = numba.config.CACHE_DIR
     if not cache_dir:
         return True  # Numba's own cache location: nothing known, nothing to announce
     return any(Path(cache_dir).rglob("*.nbi"))
 
 
-@functools.cache
-def announce_compile() -> None:
-    """Before a process's first tick: if nothing is cached for these sources, say on stderr
-    that the tick is about to compile the kernels, which takes about a minute of one core
-    (the ``twig`` command and ``python -m twig.warmup`` compile them in parallel
-    processes instead). Says it once per process."""
-    if not kernels_cached():
-        print("twig: compiling the physics kernels, first run only: about a minute on one core "
-              "('python -m twig.warmup' compiles them in parallel)", file=sys.stderr,
-              flush=True)
+def cached_signatures(dispatcher) -> set[tuple] | None:
+    """The argument types of ``dispatcher``'s specializations in the on-disk cache, compiled
+    for this machine; None where this Numba keeps its cache index differently."""
+    try:
+        index = dispatcher._cache._cache_file._load_index()
+        magic = dispatcher.targetctx.codegen().magic_tuple()
+    except (AttributeError, OSError, ValueError, TypeError):
+        return None
+    return {key[0] for key in index if key[1] == magic}
+
+
+def compiled(dispatcher, args: tuple) -> bool:
+    """Whether a call of ``dispatcher`` with ``args`` finds its machine code loaded or cached
+    (else it compiles first)."""
+    signature = tuple(dispatcher.typeof_pyval(a) for a in args)
+    if signature in dispatcher.overloads:
+        return True
+    cached = cached_signatures(dispatcher)
+    return kernels_cached() if cached is None else signature in cached
+
+
+_announced: set[tuple] = set()
+_quiet = [False]
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """No notice from :func:`announce_compile` inside (the warm-up says what it compiles)."""
+    _quiet[0] = True
+    try:
+        yield
+    finally:
+        _quiet[0] = False
+
+
+def announce_compile(args: tuple) -> None:
+    """Before a tick whose kernel for ``args`` (:func:`~twig.physics.tick.physics_tick`'s
+    arguments) is neither loaded nor cached: say on stderr that it is about to compile, which
+    takes up to a minute of one core (the ``twig`` command and ``python -m
+    twig.warmup`` compile in parallel processes instead). Says it once per kind of
+    world (with boxes or without) and process."""
+    from twig.physics.tick import physics_tick
+
+    if _quiet[0]:
+        return
+    kind = tuple(physics_tick.typeof_pyval(a) for a in args)
+    if kind in _announced:
+        return
+    _announced.add(kind)
+    if not compiled(physics_tick, args):
+        print("twig: compiling the physics kernels for this kind of world, once: up to a "
+              "minute on one core ('python -m twig.warmup' compiles them in "
+              "parallel)", file=sys.stderr, flush=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from twig.physics.hot import kernel
+from twig.physics.sorting import stable_argsort
 
 _MAX_COLORS = 63
 """Colours tracked per node in a bit mask; links of nodes with more neighbours share the last."""
@@ -47,4 +48,4 @@ def link_order(link_nodes, n_nodes):
         if c < _MAX_COLORS:
             used[i] |= np.int64(1) << c
             used[j] |= np.int64(1) << c
-    return np.argsort(color, kind="mergesort").astype(np.int32)
+    return stable_argsort(color).astype(np.int32)

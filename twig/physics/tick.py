@@ -29,6 +29,7 @@ from twig.physics.constraints import project_planes, relax, relax_marked, rigid_
 from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.hot import kernel
 from twig.physics.integrate import integrate_nodes
+from twig.physics.kernel_cache import announce_compile
 
 if TYPE_CHECKING:
     from twig.physics.world import PhysicsWorld
@@ -135,7 +136,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     contact_friction_mu = np.zeros(n)
     if has_spheres:
         sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c,
-                      box_u, box_h, pair_vol, n_pairs)
+                      box_u, box_h, boxes, pair_vol, n_pairs)
     corner_push[:, :] = 0.0
     n_rigid = rigid_prefix(link_min, link_max, link_stiffness, n_exact)
     n_active = np.int64(0)  # typed: a literal 0 would compile the callees twice
@@ -147,16 +148,18 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
         if it == 0:
             n_active = first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
                                    vol_nodes, vol_radius, vol_coef, vol_friction, vol_passive,
-                                   box_c, box_u, box_h, pair_vol, n_pairs, pair_seen, pair_i,
-                                   pair_f, active, depenetration, dt, node_row, body_start,
-                                   body_count, broad_stats)
+                                   box_c, box_u, box_h, boxes, pair_vol, n_pairs, pair_seen,
+                                   pair_i, pair_f, active, depenetration, dt, node_row,
+                                   body_start, body_count, broad_stats)
         else:
             resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                           vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
-                           active, n_active, dt, node_row, body_start, body_count,
+                           vol_radius, vol_coef, box_c, box_u, box_h, boxes, pair_vol, pair_i,
+                           pair_f, active, n_active, dt, node_row, body_start, body_count,
                            it % 2 == REVERSED)
-        boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
-                        plane_offset, corner_push, corner_plane, it % 2 == REVERSED)
+        if boxes is not None:
+            boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h,
+                            plane_normal, plane_offset, corner_push, corner_plane,
+                            it % 2 == REVERSED)
     if n_pairs > 0:
         # Contacts came after the planes in the last iteration: nothing ends a tick underground.
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
@@ -165,10 +168,11 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
               body_start, inert, hold, static_slide, rollers, node_roller, vol_nodes, vol_radius,
-              vol_inertia, vol_rolling, vol_spin, dt)
-    box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
-                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
-                       depenetration)
+              vol_inertia, vol_rolling, vol_spin, boxes, dt)
+    if boxes is not None:
+        box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes,
+                           box_c, box_u, box_h, plane_normal, plane_friction, corner_push,
+                           corner_plane, depenetration)
     if sleep_ticks > 0:
         update_sleep(pos, prev, rest_anchor, flags, body_start, body_count, body_can_sleep,
                      body_still, sleep_drift, sleep_step, sleep_ticks)
@@ -184,9 +188,10 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
               body_start, inert, hold, static_slide, rollers, node_roller, vol_nodes, vol_radius,
-              vol_inertia, vol_rolling, vol_spin, dt):
+              vol_inertia, vol_rolling, vol_spin, boxes, dt):
     """Rolling spheres, plane friction, one more sweep over the links of the nodes it slowed,
-    then the contacts' no-bounce and sliding friction (after the relaxation, once per tick)."""
+    then the contacts' no-bounce and sliding friction (after the relaxation, once per tick;
+    ``boxes`` None: compiled without the box contacts' friction)."""
     n = pos.shape[0]
     slowed = np.zeros(n, dtype=np.uint8)
     roll_spheres(pos, prev, w, flags, depth, ground_normal, contact_friction_mu, rollers,
@@ -209,16 +214,24 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert, hold,
-                     node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin, dt)
+                     node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin,
+                     boxes, dt)
 
 
-def array_args(world: PhysicsWorld) -> tuple:
+def array_args(world: PhysicsWorld, announce: bool = True) -> tuple:
     """The array arguments of :func:`physics_tick` for ``world``, in order: node columns,
     links in solver order, hinges, angle limits, planes, volumes, the topology-derived
-    collision arrays, the body table and the pair buffers (views of the world's state)."""
+    collision arrays, the body table and the pair buffers (views of the world's state).
+
+    ``boxes`` is None in a world without boxes: Numba then compiles the tick without the box
+    tests (about 45 % of a first run's compile), and compiles the full tick when the first
+    box is added. With ``announce``, says so on stderr when the tick for these arguments is
+    neither loaded nor cached (:func:`~twig.physics.kernel_cache.announce_compile`)."""
     nodes, vols, state = world.nodes, world.volumes, world.body_state
-    col = world._collision_arrays()
-    return (
+    col = dict(world._collision_arrays())
+    if not len(col["boxes"]):
+        col["boxes"] = None
+    args = (
         *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
                              "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
                              "lock_pos", "move_target", "move_time", "rest_anchor",
@@ -238,6 +251,9 @@ def array_args(world: PhysicsWorld) -> tuple:
         world._block_start, world._pair_i, world._pair_f,
         world._pair_active, world._hit_row, world._hit_ids, world._pain_hits, world._pain_level,
         world.broad_stats)
+    if announce:
+        announce_compile((*args, *setting_args(world)))
+    return args
 
 
 def setting_args(world: PhysicsWorld) -> tuple:

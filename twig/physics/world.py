@@ -24,7 +24,6 @@ from twig.physics.columns import Columns
 from twig.physics.constraints import LINK_SQRT_APPROX
 from twig.physics.control import NodeControl
 from twig.physics.handles import Body, BodyRecord, Link
-from twig.physics.kernel_cache import announce_compile
 from twig.physics.ordering import link_order
 from twig.physics.snapshot import Snapshot, put_back, take_snapshot
 from twig.physics.stages import AFTER_PHYSICS, BEFORE_PHYSICS, Profile, Stages
@@ -523,7 +522,6 @@ class PhysicsWorld(NodeControl, CollisionMixin):
         (eq. 2), project (K iterations), friction, sleep, contacts, pain), tactile memory and
         events, the tick count, then the ``record`` stage. Each stage's wall time goes into
         :attr:`profile`."""
-        announce_compile()
         stages, profile, clock = self.stages, self.profile, _time.perf_counter
         for _ in range(n):
             start = clock()

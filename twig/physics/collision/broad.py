@@ -22,6 +22,7 @@ import numpy as np
 from twig.physics.collision.narrow import ACTIVE_GAP, BOX, box_frame
 from twig.physics.hot import hot_kernel, kernel
 from twig.physics.memmove import memmove
+from twig.physics.sorting import stable_argsort
 
 LARGE_CELLS = 64
 """Bodies covering more grid cells than this (floors, long walls) are tested against every
@@ -152,10 +153,25 @@ def _linked(vol_nodes, linked_keys, n_nodes, va, vb):
             i = vol_nodes[va, k]
             j = vol_nodes[vb, m]
             key = min(i, j) * n_nodes + max(i, j)
-            at = np.searchsorted(linked_keys, key)
+            at = _search(linked_keys, key)
             if at < linked_keys.shape[0] and linked_keys[at] == key:
                 return True
     return False
+
+
+@hot_kernel
+def _search(keys, key):
+    """``np.searchsorted(keys, key)`` for ascending ``keys``: the first index whose key is not
+    less than ``key`` (a binary search; Numba's own compiles once per call site's types)."""
+    lo = 0
+    hi = keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @hot_kernel
@@ -186,7 +202,7 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
     ``near_b`` are scratch arrays at least as long as a body's volume list.
     """
     key = ba * n_bodies + bb
-    at = np.searchsorted(linked_bodies, key)
+    at = _search(linked_bodies, key)
     check_links = at < linked_bodies.shape[0] and linked_bodies[at] == key
     na = _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, ba, bb, near_a, stats)
     nb = _near(body_vols, body_vol_start, build_lo, build_hi, blo, bhi, bb, ba, near_b, stats)
@@ -288,7 +304,7 @@ def _push_key(keys, n, key):
     """Append ``key`` at ``keys[n]``, doubling the array when full; returns the array."""
     if n == keys.shape[0]:
         grown = np.empty(2 * n, dtype=np.int64)
-        grown[:n] = keys
+        memmove(grown, 0, keys, 0, n)  # a slice copy would compile NumPy's error messages
         keys = grown
     keys[n] = key
     return keys
@@ -300,17 +316,18 @@ def _merged_keys(close, n_kept, n_close):
     (the last list's body pairs that were kept) and the rest unique and not among them (the
     pairs found with a body that moved): the few new keys are sorted and merged in. Sorting
     all of them took ~0.8 % of the samples of a settling 100-doll pile."""
-    tail = np.sort(close[n_kept:n_close])
+    tail = close[n_kept:n_close]
+    order = stable_argsort(tail)
     n_tail = n_close - n_kept
     keys = np.empty(n_close, dtype=np.int64)
     i = 0
     j = 0
     for k in range(n_close):
-        if j == n_tail or (i < n_kept and close[i] < tail[j]):
+        if j == n_tail or (i < n_kept and close[i] < tail[order[j]]):
             keys[k] = close[i]
             i += 1
         else:
-            keys[k] = tail[j]
+            keys[k] = tail[order[j]]
             j += 1
     return keys
 
@@ -336,14 +353,14 @@ def _bodies_close(blo, bhi, a, b):
 def _stable_order(keys):
     """``np.argsort(keys, kind="mergesort")`` for non-negative grid-cell keys: a counting sort
     (two passes over the keys and one over the cells) when the cells are not many more than
-    the keys, which is what a pen or a room of bodies gives; Numba's merge sort took ~480 us
-    for 10 000 keys, this ~15."""
+    the keys, which is what a pen or a room of bodies gives (Numba's merge sort took ~480 us
+    for 10 000 keys, this ~15), else :func:`~twig.physics.sorting.stable_argsort`."""
     n = keys.shape[0]
     top = 0
     for k in range(n):
         top = max(top, keys[k])
     if top > 4 * n + 1024:  # sparse cells: far-apart bodies
-        return np.argsort(keys, kind="mergesort")
+        return stable_argsort(keys)
     first = np.zeros(top + 2, dtype=np.int64)
     for k in range(n):
         first[keys[k] + 1] += 1

@@ -581,9 +581,9 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
 
 @kernel
 def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
-                vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, pair_vol, n_pairs,
-                pair_seen, pair_i, pair_f, active, depenetration, dt, node_row, body_start,
-                body_count, stats):
+                vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, boxes, pair_vol,
+                n_pairs, pair_seen, pair_i, pair_f, active, depenetration, dt, node_row,
+                body_start, body_count, stats):
     """The first projection sweep over the broad phase's ``n_pairs`` candidates.
 
     Pairs of two sleeping bodies are skipped. Capsule pairs are measured first and only those
@@ -598,6 +598,8 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
     Runs of capsule pairs go to a kernel compiled without reference counting; only pairs with
     a box, whose tests allocate, are handled here (see :mod:`twig.physics.hot`). Counts the
     candidates decided from memory in ``stats[REMEMBERED]`` (the broad phase's statistics).
+    ``boxes`` is None in a world without boxes: this kernel is then compiled without the box
+    tests (see :func:`~twig.physics.tick.array_args`).
     """
     n_active = np.int64(0)  # typed: a literal 0 would compile the callees twice
     remembered = np.int64(0)
@@ -608,6 +610,8 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
             vol_friction, vol_passive, pair_vol, q, n_pairs, pair_seen, pair_i, pair_f, active,
             n_active, remembered, depenetration, dt, node_row, body_start, body_count)
         if q == n_pairs:
+            break
+        if boxes is None:  # compiled for a world without boxes: never reached
             break
         row = n_active  # a pair with a box fills it before it is known to be active
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
@@ -704,18 +708,20 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
 
 @kernel
 def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                   vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, active,
-                   n_active, dt, node_row, body_start, body_count, reverse):
+                   vol_radius, vol_coef, box_c, box_u, box_h, boxes, pair_vol, pair_i, pair_f,
+                   active, n_active, dt, node_row, body_start, body_count, reverse):
     """A later projection sweep: each of the first sweep's ``n_active`` contact rows once
     (pairs of two sleeping bodies skipped; two boxes with their corners in reverse order
     with ``reverse``). Runs of capsule rows go to :func:`_resolve_capsules`, compiled without
-    reference counting."""
+    reference counting; ``boxes`` None: compiled without the box tests."""
     row = np.int64(0)  # typed: a literal 0 would compile the callees twice
     while row < n_active:
         row = _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
                                 vol_nodes, vol_radius, pair_vol, pair_i, pair_f, active, row,
                                 n_active, dt, node_row, body_start, body_count)
         if row == n_active:
+            break
+        if boxes is None:  # compiled for a world without boxes: never reached
             break
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                       vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
@@ -871,9 +877,10 @@ def _no_launch(pos, prev, w, vol_nodes, v, pushes, planes, plane_normal, max_ris
 
 
 @kernel
-def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, px, py, pz):
+def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, boxes, v, px, py,
+                 pz):
     """Signed distance (m) from point ``p`` to the surface of volume ``v``, and the unit
-    direction from the volume to the point."""
+    direction from the volume to the point (``boxes`` None: compiled for capsules only)."""
     if vol_kind[v] == CAPSULE:
         a = vol_nodes[v, 0]
         b = vol_nodes[v, 1]
@@ -886,6 +893,8 @@ def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, p
         if d <= 1e-12:
             return -vol_radius[v], 0.0, 1.0, 0.0
         return d - vol_radius[v], dx / d, dy / d, dz / d
+    if boxes is None:  # compiled for a world without boxes: never reached
+        return math.inf, 0.0, 1.0, 0.0
     dist, _, _, _, _, nx, ny, nz = segment_box(px, py, pz, px, py, pz, box_c, box_u, box_h, v,
                                                0.0, 0.0, 0.0)
     return dist, nx, ny, nz
@@ -893,14 +902,14 @@ def _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u, box_h, v, p
 
 @kernel
 def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef, box_c, box_u,
-                  box_h, pair_vol, n_pairs):
+                  box_h, boxes, pair_vol, n_pairs):
     """Keep fast spheres from passing through thin volumes (continuous collision).
 
     A sphere that moved more than its radius this tick is swept from its previous position by
     conservative advancement against each candidate volume. At the first time of impact it is
     put back on the path, at most half its radius past the surface, so that the contact is
     still seen, and resolved with its impact energy and momentum exchange, by the ordinary
-    projection of this tick.
+    projection of this tick. ``boxes`` None: compiled for a world without boxes.
     """
     for q in range(n_pairs):
         for side in range(2):
@@ -922,8 +931,8 @@ def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef
             hit = False
             for _ in range(32):
                 g, _, _, _ = _distance_to(pos, vol_kind, vol_nodes, vol_radius, box_c, box_u,
-                                          box_h, vo, prev[i, 0] + t * dx, prev[i, 1] + t * dy,
-                                          prev[i, 2] + t * dz)
+                                          box_h, boxes, vo, prev[i, 0] + t * dx,
+                                          prev[i, 1] + t * dy, prev[i, 2] + t * dz)
                 g -= r
                 if g < 1e-4:
                     hit = g > -r  # a sphere that started inside is the discrete test's job

@@ -324,7 +324,7 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
 @kernel
 def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert,
                      hold, node_row, rest_slide, node_roller, vol_radius, vol_inertia, vol_spin,
-                     dt):
+                     boxes, dt):
     """After the relaxation, once per tick: no bounce, then friction.
 
     A projection that pushes volumes apart by ``d`` also gives them the separating velocity
@@ -364,7 +364,8 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     rolling sphere (``node_roller`` ((N,)): the rolling sphere volume on a node, else -1) slips
     by its spin too, and its spin takes its share of the sliding friction (:func:`_roll_push`;
     ``vol_radius``, ``vol_inertia``, ``vol_spin`` as in :mod:`~twig.physics.collision.rolling`,
-    ``dt`` s).
+    ``dt`` s). ``boxes`` is None in a world without boxes: compiled for capsules only (see
+    :func:`~twig.physics.tick.array_args`).
     """
     q = np.int64(0)  # typed: a literal 0 would compile the callees twice
     pushed = np.empty(n_active, dtype=np.int64)
@@ -373,6 +374,8 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
                               pushed, inert, hold, node_row, rest_slide, node_roller,
                               vol_radius, vol_inertia, vol_spin, dt)
         if q == n_active:
+            break
+        if boxes is None:  # compiled for a world without boxes: never reached
             break
         push = pair_f[q, PUSH]
         if push > 0.0:
