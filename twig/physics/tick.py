@@ -99,7 +99,9 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` and
     :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
     columns permuted into solver order with the ``n_exact`` exactly solved links first, the
-    topology-derived collision arrays and the pair buffers (``has_spheres`` enables the swept
+    topology-derived collision arrays (``boxes`` None in a world without boxes: the tick is then
+    compiled without the box code, see :func:`array_args`) and the pair buffers
+    (``has_spheres`` enables the swept
     test; ``rollers`` lists the free spheres that roll and ``node_roller`` gives each node's
     rolling sphere or -1, see
     :mod:`~twig.physics.collision.rolling`; ``margin``, ``lookahead``, ``force`` and
