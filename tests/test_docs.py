@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import textwrap
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from processes import interrupt, start_twig
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -260,10 +260,10 @@ def start_serve(scene: str, cwd: Path) -> tuple[subprocess.Popen, int]:
 
 
 def start_serve_argv(argv: list[str], cwd: Path) -> tuple[subprocess.Popen, int]:
-    """``twig serve`` in its own process group, up and listening: (process, TCP port)."""
-    proc = subprocess.Popen([sys.executable, "-m", "twig", *argv], cwd=cwd, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    """``twig serve`` in a process group of its own (tests/processes.py), up and listening:
+    (process, TCP port)."""
+    proc = start_twig(*argv, cwd=cwd, text=True, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE)
     try:
         for line in proc.stdout:
             match = re.search(r"port (\d+)", line)
@@ -271,22 +271,13 @@ def start_serve_argv(argv: list[str], cwd: Path) -> tuple[subprocess.Popen, int]
                 return proc, int(match.group(1))
         raise AssertionError(f"twig {shlex.join(argv)} did not start: {proc.stderr.read()}")
     except BaseException:
-        stop_serve(proc)
+        interrupt(proc)
         raise
 
 
-def stop_serve(proc: subprocess.Popen) -> int:
-    """Ctrl-C, as a user stops it; killed (with its group) if it does not stop in 30 s."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            import os
-
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-    return proc.returncode
+def stop_serve(proc: subprocess.Popen) -> int | None:
+    """Ctrl-C, as a user stops it (killed, and None, if it does not stop in a minute)."""
+    return interrupt(proc)
 
 
 def check_toml(block: Block, cwd: Path) -> None:

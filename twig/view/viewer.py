@@ -253,7 +253,12 @@ class Viewer:
         else:
             name = preset.removeprefix("follow ").strip()
             layout = self._drawing.layout or (self._latest.layout if self._latest else None)
-            if layout is None or name not in layout.body_name:
+            if layout is not None:
+                known = layout.body_name
+            else:  # no frame drawn yet (a loaded machine): ask the world
+                world = self.realtime.world
+                known = self.realtime.submit(lambda: [b.name for b in world.bodies]).result(60)
+            if name not in known:
                 raise TwigError(f"cannot follow {name!r}: no such body")
             self.followed = name
         self._camera_wanted = preset
