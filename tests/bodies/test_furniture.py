@@ -86,7 +86,7 @@ def test_a_load_heavier_than_the_chair_rests_on_its_seat(mass, place, facing):
     it, or throw the chair off the floor: friction between box and seat moved the light chair
     (shock propagation held it only against pushes into the floor). Turned 0.7 rad on the
     seat, the cube overhangs the seat's corners: it rests on the crossings of its edges with
-    the seat's (``narrow._box_edges_in``), without which it tipped over a corner."""
+    the seat's (``box_pairs._box_edges_in``), without which it tipped over a corner."""
     world = twig.World(seed=0)
     chair = world.add_chair("chair", position=(0.0, 0.0, 0.0), facing=facing)
     seat, local = _cube_rests_on(world, chair, "seat", place, 0.16, mass, 5.0)

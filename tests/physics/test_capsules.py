@@ -1,5 +1,6 @@
 """The lean capsule-capsule contact (twig.physics.collision.capsules) does what the general
-contact code (``narrow._contact`` with Jakobsen's affine rule) does for two capsules, to rounding:
+contact code (``projection.project_contact`` with Jakobsen's affine rule) does for two
+capsules, to rounding:
 the kernels are compiled with fast-math flags (:data:`twig.physics.hot.OPTIONS`), so LLVM may
 fuse and reorder the same arithmetic differently in each, and the general path's closest points
 are formed here in Python."""
@@ -22,7 +23,7 @@ from twig.physics.collision.capsules import (
     still_apart,
 )
 from twig.physics.collision.geometry import closest_params_segments, fallback_normal
-from twig.physics.collision.narrow import _contact, set_capsule_coefs
+from twig.physics.collision.projection import project_contact, set_capsule_coefs
 from twig.physics.flags import GROUNDED, MOVING
 
 DT = 1.0 / 60.0
@@ -44,7 +45,8 @@ def _distance(pos: np.ndarray) -> float:
 
 
 def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
-    """The general path for a capsule pair: closest points, normal, coefficients, _contact."""
+    """The general path for a capsule pair: closest points, normal, coefficients,
+    project_contact."""
     a0, a1, b0, b1 = pair_i[0, 0], pair_i[0, 1], pair_i[0, 4], pair_i[0, 5]
     s, t = closest_params_segments(*pos[a0], *pos[a1], *pos[b0], *pos[b1])
     p = pos[a0] + s * (pos[a1] - pos[a0])
@@ -66,7 +68,7 @@ def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
     mid = 0.5 * (rb - ra + d)
     zeros = np.zeros(2, dtype=np.int64)
     pair_f[0, r.LARGEST] = 0.0  # one projection, as narrow._project_pair counts them
-    _contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_f, 0, *n, -gap,
+    project_contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_f, 0, *n, -gap,
              q[0] + n[0] * mid, q[1] + n[1] * mid, q[2] + n[2] * mid, first, DT,
              np.array([0, 0, 1, 1]), zeros, zeros)
     pair_f[0, r.SEPARATED] += pair_f[0, r.LARGEST]

@@ -15,13 +15,11 @@ from twig.physics.collision.broad import (
     BODY_TESTS,
     PAIRS,
     REBUILT,
-    UNKNOWN,
     VOLUME_TESTS,
-    _merged_keys,
     _stable_order,
-    carry_memory,
 )
 from twig.physics.collision.narrow import REMEMBERED
+from twig.physics.collision.pair_list import UNKNOWN, carry_memory, merged_keys
 
 
 def test_fast_ball_does_not_pass_through_thin_box():
@@ -384,7 +382,7 @@ def test_kept_and_new_body_pairs_merge_into_sorted_order(keys, data):
     kept = sorted(data.draw(st.sets(st.sampled_from(keys))) if keys else set())
     found = data.draw(st.permutations([k for k in keys if k not in kept]))
     close = np.array(kept + found + [-1, -1], dtype=np.int64)  # spare slots past n_close
-    assert _merged_keys(close, len(kept), len(keys)).tolist() == keys
+    assert merged_keys(close, len(kept), len(keys)).tolist() == keys
 
 
 def test_groups_masks_adjacency_and_passive_volumes():

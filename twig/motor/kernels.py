@@ -28,13 +28,21 @@ from __future__ import annotations
 
 import math
 
+from twig.motor.actuation import (
+    drive_node,
+    group_motion,
+    node_velocity,
+    push_node,
+    wrap_angle,
+    yaw_of,
+)
+from twig.motor.gait import STAND_FRACTION, WALK_CROUCH, gait
 from twig.motor.state import (
     CHEST,
     HAND_CARRY,
     HAND_DRIVE,
     HAND_PULL,
     HEAD,
-    L_ELBOW,
     L_FOOT,
     L_HAND,
     L_HIP,
@@ -42,15 +50,14 @@ from twig.motor.state import (
     NECK,
     PASSIVE,
     PELVIS,
-    R_ELBOW,
     R_FOOT,
     R_HAND,
     R_HIP,
     R_SHOULDER,
     SIT,
 )
-from twig.physics.flags import GROUNDED, LOCKED, MOVING
-from twig.physics.hot import inline_kernel, kernel
+from twig.physics.flags import MOVING
+from twig.physics.hot import kernel
 
 GRAVITY = 9.81
 """m/s^2, magnitude (the world's gravity is along -y)."""
@@ -69,73 +76,7 @@ K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
 K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
 LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
-STAND_FRACTION = 0.965      # standing hip height over leg length
-WALK_CROUCH = 0.05          # hip lowered by this fraction of the leg at 1.3 m/s and above
-REACH_FRACTION = 0.985      # a planted leg steps before it straightens beyond this
-SWING_FRACTION = 0.8        # of the step period spent in the air (rest: double support)
-CLEARANCE = 0.07            # swing height, m per adult m (plus speed)
-SWING_IMPULSE = 0.6         # hand and elbow speed given per m/s of walking, m/s
-STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place, m per adult m
 SHOULDER_LIMIT = 0.5 * math.pi
-
-
-@inline_kernel
-def _vel(pos, prev, i, dt):
-    return ((pos[i, 0] - prev[i, 0]) / dt, (pos[i, 1] - prev[i, 1]) / dt,
-            (pos[i, 2] - prev[i, 2]) / dt)
-
-
-@kernel
-def _group(pos, prev, inv_mass, a, b, c, dt):
-    """Mass (kg), mass-weighted centre (m) and velocity (m/s) of three nodes (static ones
-    count for nothing): ``(m, cx, cy, cz, vx, vy, vz)``."""
-    mg = cx = cy = cz = vx = vy = vz = 0.0
-    for i in (a, b, c):
-        m = 1.0 / inv_mass[i] if inv_mass[i] > 0.0 else 0.0
-        v = _vel(pos, prev, i, dt)
-        mg += m
-        cx += m * pos[i, 0]
-        cy += m * pos[i, 1]
-        cz += m * pos[i, 2]
-        vx += m * v[0]
-        vy += m * v[1]
-        vz += m * v[2]
-    if mg == 0.0:
-        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    return mg, cx / mg, cy / mg, cz / mg, vx / mg, vy / mg, vz / mg
-
-
-@inline_kernel
-def _push(acc, i, ax, ay, az):
-    acc[i, 0] += ax
-    acc[i, 1] += ay
-    acc[i, 2] += az
-
-
-@kernel
-def _drive(pos, flags, move_target, move_time, i, qx, qy, qz, dt):
-    """Make node ``i`` arrive at ``q`` next tick with its true velocity (set-point move)."""
-    move_target[i, 0] = pos[i, 0] + 2.0 * (qx - pos[i, 0])
-    move_target[i, 1] = pos[i, 1] + 2.0 * (qy - pos[i, 1])
-    move_target[i, 2] = pos[i, 2] + 2.0 * (qz - pos[i, 2])
-    move_time[i] = 2.0 * dt
-    flags[i] = (flags[i] & ~LOCKED) | MOVING
-
-
-@kernel
-def _yaw_of(ax, az):
-    """Heading (rad about +y, 0 along +z) of the forward of a left-minus-right vector."""
-    # forward = (l - r) x up = (-az, 0, ax)
-    return math.atan2(-az, ax)
-
-
-@kernel
-def _wrap(a):
-    while a > math.pi:
-        a -= 2.0 * math.pi
-    while a < -math.pi:
-        a += 2.0 * math.pi
-    return a
 
 
 @kernel
@@ -148,7 +89,7 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
     r2 = ax * ax + az * az
     if r2 < 1e-8:
         return 0.0
-    err = _wrap(target_yaw - _yaw_of(ax, az))
+    err = wrap_angle(target_yaw - yaw_of(ax, az))
     vlx = (pos[left, 0] - prev[left, 0]) - (pos[right, 0] - prev[right, 0])
     vlz = (pos[left, 2] - prev[left, 2]) - (pos[right, 2] - prev[right, 2])
     rate = (az * vlx - ax * vlz) / (r2 * dt)  # d(heading)/dt of the pair
@@ -161,8 +102,8 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
         return err
     # Equal and opposite forces: F = alpha * (m_l + m_r) / 2 * r / 2 per unit direction.
     f = 0.25 * alpha * (m_l + m_r)
-    _push(acc, left, f * az / m_l, 0.0, -f * ax / m_l)
-    _push(acc, right, -f * az / m_r, 0.0, f * ax / m_r)
+    push_node(acc, left, f * az / m_l, 0.0, -f * ax / m_l)
+    push_node(acc, right, -f * az / m_r, 0.0, f * ax / m_r)
     return err
 
 
@@ -187,9 +128,9 @@ def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, 
                 gaze[c, d] = pos[gaze_node[c], d]
         _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c,
                   dt)
-        _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
-              foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
-              swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], c, dt)
+        gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
+             foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
+             swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], c, dt)
         _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
                  m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
@@ -251,7 +192,7 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
              face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error, c, dt):
     """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
-    mg, cx, _, cz, vx, vy, vz = _group(pos, prev, inv_mass, pel, lh, rh, dt)
+    mg, cx, _, cz, vx, vy, vz = group_motion(pos, prev, inv_mass, pel, lh, rh, dt)
     if mg == 0.0:
         return
     speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
@@ -287,18 +228,18 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
         ax *= ratio
         az *= ratio
     for i in (pel, lh, rh):
-        _push(acc, i, ax, ay, az)
+        push_node(acc, i, ax, ay, az)
     # Level hips: opposite vertical forces on the two sides (no net force).
-    vl = _vel(pos, prev, lh, dt)
-    vr = _vel(pos, prev, rh, dt)
+    vl = node_velocity(pos, prev, lh, dt)
+    vr = node_velocity(pos, prev, rh, dt)
     lev = 0.5 * (K_LEVEL * (pos[rh, 1] - pos[lh, 1]) - D_LEVEL * (vl[1] - vr[1]))
-    _push(acc, lh, 0.0, lev, 0.0)
-    _push(acc, rh, 0.0, -lev * inv_mass[rh] / inv_mass[lh], 0.0)
+    push_node(acc, lh, 0.0, lev, 0.0)
+    push_node(acc, rh, 0.0, -lev * inv_mass[rh] / inv_mass[lh], 0.0)
     _spine(pos, prev, acc, inv_mass, nd, dt)
     _upright(pos, prev, acc, inv_mass, nd, s, wv, bend * math.sin(heading[c]),
              bend * math.cos(heading[c]), torso, mg, cx, hip_y, cz, vx, vy, vz, dt)
     # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
-    pel_yaw = _yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
+    pel_yaw = yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
     if face_on:
         heading[c] = math.atan2(face[0], face[2])
     elif speed > 0.15:
@@ -310,7 +251,7 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
         gx = gaze[0] - pos[nd[NECK], 0]
         gz = gaze[2] - pos[nd[NECK], 2]
         if gx * gx + gz * gz > 1e-6:
-            turn = _wrap(math.atan2(gx, gz) - pel_yaw)
+            turn = wrap_angle(math.atan2(gx, gz) - pel_yaw)
             shoulder_want = pel_yaw + min(max(turn, -SHOULDER_LIMIT), SHOULDER_LIMIT)
     _twist(pos, prev, acc, inv_mass, nd[L_SHOULDER], nd[R_SHOULDER], shoulder_want, K_YAW,
            D_YAW, dt)
@@ -329,9 +270,9 @@ def _spine(pos, prev, acc, inv_mass, nd, dt):
         return
     t = ((pos[ch, 0] - pos[pel, 0]) * lx + (pos[ch, 1] - pos[pel, 1]) * ly
          + (pos[ch, 2] - pos[pel, 2]) * lz) / ll
-    vc = _vel(pos, prev, ch, dt)
-    vp = _vel(pos, prev, pel, dt)
-    vn = _vel(pos, prev, nk, dt)
+    vc = node_velocity(pos, prev, ch, dt)
+    vp = node_velocity(pos, prev, pel, dt)
+    vn = node_velocity(pos, prev, nk, dt)
     a = (0.0, 0.0, 0.0)
     ex = pos[pel, 0] + t * lx - pos[ch, 0]
     ey = pos[pel, 1] + t * ly - pos[ch, 1]
@@ -340,12 +281,12 @@ def _spine(pos, prev, acc, inv_mass, nd, dt):
     ry = vc[1] - (1.0 - t) * vp[1] - t * vn[1]
     rz = vc[2] - (1.0 - t) * vp[2] - t * vn[2]
     a = (K_SPINE * ex - D_SPINE * rx, K_SPINE * ey - D_SPINE * ry, K_SPINE * ez - D_SPINE * rz)
-    _push(acc, ch, a[0], a[1], a[2])
+    push_node(acc, ch, a[0], a[1], a[2])
     m = 1.0 / inv_mass[ch]
     for i in (pel, nk):
         if inv_mass[i] > 0.0:
             r = -0.5 * m * inv_mass[i]
-            _push(acc, i, a[0] * r, a[1] * r, a[2] * r)
+            push_node(acc, i, a[0] * r, a[1] * r, a[2] * r)
 
 
 @kernel
@@ -356,7 +297,7 @@ def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz,
     the opposite force on the pelvis group. The target is a point ``torso`` metres above the
     hips (less when bent), so a torso that has toppled is lifted back, not just centred."""
     top = (nd[NECK], nd[L_SHOULDER], nd[R_SHOULDER])
-    mt, sx, sy, sz, svx, svy, svz = _group(pos, prev, inv_mass, top[0], top[1], top[2], dt)
+    mt, sx, sy, sz, svx, svy, svz = group_motion(pos, prev, inv_mass, top[0], top[1], top[2], dt)
     if mt == 0.0:
         return
     tx = cx + LEAN * s * wv[0] + bx
@@ -367,10 +308,10 @@ def _upright(pos, prev, acc, inv_mass, nd, s, wv, bx, bz, torso, mg, cx, cy, cz,
     ay = K_UPRIGHT * (ty - sy) - D_UPRIGHT * (svy - vy)
     az = K_UPRIGHT * (tz - sz) - D_UPRIGHT * (svz - vz)
     for i in top:
-        _push(acc, i, ax, ay, az)
+        push_node(acc, i, ax, ay, az)
     r = mt / mg
     for i in (nd[PELVIS], nd[L_HIP], nd[R_HIP]):
-        _push(acc, i, -ax * r, -ay * r, -az * r)
+        push_node(acc, i, -ax * r, -ay * r, -az * r)
 
 
 @kernel
@@ -418,15 +359,15 @@ def _head(pos, prev, acc, inv_mass, nd, head_len, wv, face, face_on, gaze, gaze_
     tx = pos[nk, 0] + head_len * hx / hl
     ty = pos[nk, 1] + head_len * hy / hl
     tz = pos[nk, 2] + head_len * hz / hl
-    vh = _vel(pos, prev, hd, dt)
-    vn = _vel(pos, prev, nk, dt)
+    vh = node_velocity(pos, prev, hd, dt)
+    vn = node_velocity(pos, prev, nk, dt)
     ax = K_HEAD * (tx - pos[hd, 0]) - D_HEAD * (vh[0] - vn[0])
     ay = K_HEAD * (ty - pos[hd, 1]) - D_HEAD * (vh[1] - vn[1]) + GRAVITY  # neck muscles
     az = K_HEAD * (tz - pos[hd, 2]) - D_HEAD * (vh[2] - vn[2])
-    _push(acc, hd, ax, ay, az)
+    push_node(acc, hd, ax, ay, az)
     if inv_mass[nk] > 0.0 and inv_mass[hd] > 0.0:
         r = inv_mass[nk] / inv_mass[hd]  # m_head / m_neck: equal and opposite force
-        _push(acc, nk, -ax * r, -ay * r, -az * r)
+        push_node(acc, nk, -ax * r, -ay * r, -az * r)
 
 
 @kernel
@@ -469,7 +410,7 @@ def _hand(pos, prev, flags, move_target, move_time, nd, k, arm, tx, ty, tz, spee
         dx *= step / d
         dy *= step / d
         dz *= step / d
-    _drive(pos, flags, move_target, move_time, hd, bx + dx, by + dy, bz + dz, dt)
+    drive_node(pos, flags, move_target, move_time, hd, bx + dx, by + dy, bz + dz, dt)
     ex = tx - bx - dx
     ey = ty - by - dy
     ez = tz - bz - dz
@@ -507,7 +448,7 @@ def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
     hd = nd[L_HAND] if k == 0 else nd[R_HAND]
     if flags[hd] & MOVING:
         flags[hd] &= ~MOVING
-    v = _vel(pos, prev, hd, dt)
+    v = node_velocity(pos, prev, hd, dt)
     ax = K_HAND * (target[0] - pos[hd, 0]) - D_HAND * v[0]
     ay = K_HAND * (target[1] - pos[hd, 1]) - D_HAND * v[1] + GRAVITY
     az = K_HAND * (target[2] - pos[hd, 2]) - D_HAND * v[2]
@@ -516,154 +457,10 @@ def _pull_hand(pos, prev, acc, flags, nd, k, target, hand_dist, c, dt):
         ax *= 40.0 / a
         ay *= 40.0 / a
         az *= 40.0 / a
-    _push(acc, hd, ax, ay, az)
+    push_node(acc, hd, ax, ay, az)
     ex = target[0] - pos[hd, 0]
     ey = target[1] - pos[hd, 1]
     ez = target[2] - pos[hd, 2]
     hand_dist[c, k] = math.sqrt(ex * ex + ey * ey + ez * ez)
 
 
-@kernel
-def _gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg, foot_r, mode,
-          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, kick, support, steps,
-          hand_mode, c, dt):
-    """Horswill VII.D: planted feet lock; a trailing or misplaced foot steps ballistically to
-    a point ahead along the walk vector; the opposite arm swings."""
-    feet = (nd[L_FOOT], nd[R_FOOT])
-    hips = (nd[L_HIP], nd[R_HIP])
-    speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
-    grounded = False
-    for k in range(2):
-        if flags[feet[k]] & (LOCKED | GROUNDED):
-            grounded = True
-    if grounded:
-        support[c] = 0.3
-    else:
-        support[c] = max(0.0, support[c] - dt)
-    if not grounded and swing[0] == 0 and swing[1] == 0:
-        return  # airborne (thrown, carried): the legs hang
-    # Step period from speed (human cadence, scaled by Froude number to the figure's size).
-    froude = math.sqrt(s)
-    period = 1.0 / (1.0 + 0.6 * speed / froude) * froude
-    swing_time = max(0.22 * froude, min(0.5 * froude, SWING_FRACTION * period))
-    hip_y = foot_r + leg * (STAND_FRACTION - WALK_CROUCH * min(speed / 1.3, 1.5))
-    reach = math.sqrt(max(0.0, (REACH_FRACTION * leg) ** 2 - (hip_y - foot_r) ** 2))
-    half = min(0.6 * speed * period, 0.9 * reach)  # trail (and lead) distance per step
-    for k in range(2):
-        f = feet[k]
-        if swing[k]:
-            _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hips[k], k, s,
-                        foot_r, wv, speed, half, swing, swing_t, swing_T, swing_from, swing_to,
-                        kick, dt)
-            continue
-        if not flags[f] & LOCKED and flags[f] & GROUNDED:
-            flags[f] |= LOCKED  # landed by itself (after a fall, a lift): plant it
-            lock_pos[f, 0] = pos[f, 0]
-            lock_pos[f, 1] = pos[f, 1]
-            lock_pos[f, 2] = pos[f, 2]
-    if swing[0] or swing[1] or mode == SIT:
-        return
-    # Choose the foot that most needs to step: trailing by half a stride, out of place when
-    # standing, or needed now because the other leg will run out of reach during the step.
-    best = -1
-    worst = 0.0
-    for k in range(2):
-        f = feet[k]
-        if not flags[f] & LOCKED:
-            continue
-        ex = pos[f, 0] - pos[hips[k], 0]
-        ez = pos[f, 2] - pos[hips[k], 2]
-        off = math.sqrt(ex * ex + ez * ez)
-        need = 0.0
-        if speed > 0.05:
-            behind = -(ex * wv[0] + ez * wv[2]) / speed
-            if behind > half:
-                need = behind / max(half, 1e-3)
-            o = feet[1 - k]
-            ahead = ((pos[hips[1 - k], 0] - pos[o, 0]) * wv[0]
-                     + (pos[hips[1 - k], 2] - pos[o, 2]) * wv[2]) / speed
-            if ahead + speed * swing_time > reach and behind > 0.0:
-                need = max(need, 1.0 + behind)
-        elif off > STAND_TOLERANCE * s:
-            need = off / (STAND_TOLERANCE * s)
-        hy = pos[hips[k], 1] - pos[f, 1]
-        if off > 0.25 * leg and math.sqrt(off * off + hy * hy) > REACH_FRACTION * leg:
-            need = max(need, 1.5)  # about to straighten far from under the hip
-        if need > worst:
-            worst = need
-            best = k
-    if best >= 0:
-        f = feet[best]
-        o = feet[1 - best]
-        duration = swing_time
-        if speed > 0.05:
-            # Land before the other leg straightens: its hip may travel to the end of its reach.
-            ahead = ((pos[hips[1 - best], 0] - pos[o, 0]) * wv[0]
-                     + (pos[hips[1 - best], 2] - pos[o, 2]) * wv[2]) / speed
-            duration = min(duration, max(0.12 * froude, 0.9 * (reach - ahead) / speed))
-        swing[best] = 1
-        swing_t[best] = 0.0
-        swing_T[best] = duration
-        for d in range(3):
-            swing_from[best, d] = pos[f, d]
-        steps[c] += 1
-        _arm_swing(pos, prev, nd, best, wv, hand_mode, dt)
-
-
-@kernel
-def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot_r, wv, speed,
-                half, swing, swing_t, swing_T, swing_from, swing_to, kick, dt):
-    """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead (or,
-    kicking, at the fixed ``swing_to`` low over the ground, at full speed through it)."""
-    t = swing_t[k] + dt
-    T = swing_T[k]
-    left = T - t  # past touchdown in its last tick: the hip's landing point, not its place now
-    if not kick[k]:
-        # Where the hip will be at touchdown, plus half a stride ahead along the walk vector.
-        lead = half if speed > 0.05 else 0.0
-        swing_to[k, 0] = pos[hip, 0] + wv[0] * left + (wv[0] / speed * lead if speed > 0.05
-                                                        else 0.0)
-        swing_to[k, 1] = foot_r
-        swing_to[k, 2] = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05
-                                                        else 0.0)
-    tx = swing_to[k, 0]
-    tz = swing_to[k, 2]
-    u = min(t / T, 1.0)
-    e = u * u * (3.0 - 2.0 * u) if not kick[k] else u * u  # a kick speeds up into the ball
-    lift = (CLEARANCE + 0.02 * speed) * s if not kick[k] else 0.25 * CLEARANCE * s
-    qx = swing_from[k, 0] + (tx - swing_from[k, 0]) * e
-    qz = swing_from[k, 2] + (tz - swing_from[k, 2]) * e
-    qy = swing_from[k, 1] + (foot_r - swing_from[k, 1]) * e + lift * math.sin(math.pi * u)
-    qy = max(qy, foot_r)
-    if u >= 1.0:
-        # Touchdown: plant the foot where it lands.
-        pos[f, 0] = qx
-        pos[f, 1] = qy
-        pos[f, 2] = qz
-        lock_pos[f, 0] = qx
-        lock_pos[f, 1] = qy
-        lock_pos[f, 2] = qz
-        flags[f] = (flags[f] & ~MOVING) | LOCKED
-        move_time[f] = 0.0
-        swing[k] = 0
-        swing_t[k] = 0.0
-        kick[k] = 0
-        return
-    swing_t[k] = t
-    _drive(pos, flags, move_target, move_time, f, qx, qy, qz, dt)
-
-
-@kernel
-def _arm_swing(pos, prev, nd, k, wv, hand_mode, dt):
-    """Impulses when foot ``k`` begins a step: the opposite arm swings forward, this side's
-    arm back (free arms only)."""
-    for side in range(2):
-        if hand_mode[side] != 0:
-            continue
-        sign = 1.0 if side != k else -1.0
-        hand = nd[L_HAND] if side == 0 else nd[R_HAND]
-        elbow = nd[L_ELBOW] if side == 0 else nd[R_ELBOW]
-        prev[hand, 0] -= SWING_IMPULSE * sign * wv[0] * dt
-        prev[hand, 2] -= SWING_IMPULSE * sign * wv[2] * dt
-        prev[elbow, 0] -= 0.5 * SWING_IMPULSE * sign * wv[0] * dt
-        prev[elbow, 2] -= 0.5 * SWING_IMPULSE * sign * wv[2] * dt

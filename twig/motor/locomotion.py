@@ -15,7 +15,7 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.frames import cross3
-from twig.motor.kernels import STAND_FRACTION
+from twig.motor.gait import STAND_FRACTION
 from twig.motor.state import SIT, STAND
 from twig.motor.system import Task
 

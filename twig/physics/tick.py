@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from twig.physics.collision.box_planes import box_plane_friction, boxes_on_planes
 from twig.physics.collision.broad import find_pairs
 from twig.physics.collision.contacts import record_contacts
 from twig.physics.collision.narrow import (
     REVERSED,
-    box_plane_friction,
-    boxes_on_planes,
     first_sweep,
     resolve_active,
     sweep_spheres,

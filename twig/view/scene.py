@@ -38,7 +38,7 @@ class PrimitiveSet:
 
     ``cyl_nodes`` (C, 2) and ``cyl_radius`` (C,) m: capsule bodies; ``sph_nodes`` (S,) and
     ``sph_radius`` (S,) m: spheres; ``box_nodes`` (X, 4) and ``box_coef`` (X, 4, 4): boxes as
-    affine functions of four frame nodes (see ``twig.physics.collision.narrow.box_frame``).
+    affine functions of four frame nodes (see ``twig.physics.collision.box_pairs.box_frame``).
     ``*_color`` are (n, 3) uint8 and ``*_body`` (n,) the owning body ids.
     """
 

@@ -19,7 +19,15 @@ import math
 
 import numpy as np
 
-from twig.physics.collision.narrow import ACTIVE_GAP, BOX, box_frame
+from twig.physics.collision.box_pairs import box_frame
+from twig.physics.collision.narrow import ACTIVE_GAP, BOX
+from twig.physics.collision.pair_list import (
+    UNKNOWN,
+    carry_memory,
+    copy_run,
+    merged_keys,
+    push_key,
+)
 from twig.physics.hot import hot_kernel, kernel
 from twig.physics.memmove import memmove
 from twig.physics.sorting import stable_argsort
@@ -45,7 +53,7 @@ reuse), kept between ticks."""
 def _volume_axis(pos, prev, vol_kind, vol_nodes, vol_radius, box_h, box_u, box_c, v, c):
     """Along axis ``c``: the tight bounds of volume ``v`` and the extremes of its nodes'
     displacement over the last tick (``dlo`` <= 0 <= ``dhi``), metres. A box's frame must be
-    current (:func:`~twig.physics.collision.narrow.box_frame`)."""
+    current (:func:`~twig.physics.collision.box_pairs.box_frame`)."""
     if vol_kind[v] == BOX:
         e = (box_h[v, 0] * abs(box_u[v, 0, c]) + box_h[v, 1] * abs(box_u[v, 1, c])
              + box_h[v, 2] * abs(box_u[v, 2, c]))
@@ -229,109 +237,6 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
     return n
 
 
-UNKNOWN = -2
-"""``source`` entry of :func:`carry_memory`: the pair's old row is to be found by its key."""
-
-
-@kernel
-def carry_memory(pair_key, fresh, n_old, n_new, pair_seen, source):
-    """Move each memory row (``pair_seen``, in list order) of a pair listed before to its row
-    in the rebuilt list, keyed ``fresh`` (``n_new`` keys, ascending; the old ``n_old`` keys in
-    ``pair_key``, also ascending, are replaced), and clear the rows of pairs new to the list
-    (``pair_seen[q, 0] = 0`` decides nothing).
-
-    ``source[j]`` ((>= n_new,) int64) is new pair ``j``'s old row where the caller knows it (a
-    block copied from the last list), -1 for a pair known to be new, or UNKNOWN: those are
-    found by merging their keys with the old ones from the last known row on; only the
-    re-paired blocks are merged. On return it holds every pair's old row or -1.
-
-    A pile rebuilds its list nearly every tick, and a pair inserted early shifts every later
-    one; carried this way, what the first sweep measured a tick ago still spares it most exact
-    tests (100 dolls: ~4200 of ~6600 candidates a tick decided by memory, ~400 with the rows
-    left in place). The memory stays in list order, which the first sweep streams through. Matched
-    pairs keep their order, so moving the rows that go down in ascending order and those that
-    go up in descending order never overwrites a row still to be moved.
-    """
-    # One pass finds each row's source and gathers the runs of rows that keep their offset
-    # (start, source, length; each moves as one memmove) and the rows new to the list.
-    runs = np.empty((n_new, 3), dtype=np.int64)
-    n_runs = 0
-    cleared = np.empty(n_new, dtype=np.int64)
-    n_cleared = 0
-    i = 0
-    for j in range(n_new):
-        if source[j] >= 0:
-            i = source[j] + 1
-        elif source[j] == UNKNOWN:
-            k = fresh[j]
-            while i < n_old and pair_key[i] < k:
-                i += 1
-            if i < n_old and pair_key[i] == k:
-                source[j] = i
-                i += 1
-            else:
-                source[j] = -1
-        s = source[j]
-        if s < 0:
-            cleared[n_cleared] = j
-            n_cleared += 1
-        elif s != j:
-            last = n_runs - 1
-            if (n_runs > 0 and runs[last, 0] + runs[last, 2] == j
-                    and runs[last, 1] + runs[last, 2] == s):
-                runs[last, 2] += 1
-            else:
-                runs[n_runs, 0] = j
-                runs[n_runs, 1] = s
-                runs[n_runs, 2] = 1
-                n_runs += 1
-    width = pair_seen.shape[1]
-    for r in range(n_runs):
-        if runs[r, 1] > runs[r, 0]:
-            memmove(pair_seen, runs[r, 0] * width, pair_seen, runs[r, 1] * width,
-                    runs[r, 2] * width)
-    for r in range(n_runs - 1, -1, -1):
-        if runs[r, 1] < runs[r, 0]:
-            memmove(pair_seen, runs[r, 0] * width, pair_seen, runs[r, 1] * width,
-                    runs[r, 2] * width)
-    for x in range(n_cleared):
-        pair_seen[cleared[x], 0] = 0.0
-    memmove(pair_key, 0, fresh, 0, n_new)
-
-
-@kernel
-def _push_key(keys, n, key):
-    """Append ``key`` at ``keys[n]``, doubling the array when full; returns the array."""
-    if n == keys.shape[0]:
-        grown = np.empty(2 * n, dtype=np.int64)
-        memmove(grown, 0, keys, 0, n)  # a slice copy would compile NumPy's error messages
-        keys = grown
-    keys[n] = key
-    return keys
-
-
-@kernel
-def _merged_keys(close, n_kept, n_close):
-    """``np.sort(close[:n_close])`` for keys whose first ``n_kept`` are ascending and unique
-    (the last list's body pairs that were kept) and the rest unique and not among them (the
-    pairs found with a body that moved): the few new keys are sorted and merged in. Sorting
-    all of them took ~0.8 % of the samples of a settling 100-doll pile."""
-    tail = close[n_kept:n_close]
-    order = stable_argsort(tail)
-    n_tail = n_close - n_kept
-    keys = np.empty(n_close, dtype=np.int64)
-    i = 0
-    j = 0
-    for k in range(n_close):
-        if j == n_tail or (i < n_kept and close[i] < tail[order[j]]):
-            keys[k] = close[i]
-            i += 1
-        else:
-            keys[k] = tail[order[j]]
-            j += 1
-    return keys
-
-
 @hot_kernel
 def _bodies_close(blo, bhi, a, b):
     """The paper's test: ground-plane footprints as circles (axis-aligned cylinders) whose
@@ -372,19 +277,6 @@ def _stable_order(keys):
         order[first[c]] = k
         first[c] += 1
     return order
-
-
-@hot_kernel
-def _copy_run(pair_vol, pair_key, start, end, listed, fresh, source, n):
-    """Append the last list's pairs ``start:end`` (and their keys) to the list being built at
-    ``n``, each with its old row as its ``source`` (see :func:`carry_memory`); returns the new
-    count (only the count grows once the buffers are full)."""
-    count = min(end - start, listed.shape[0] - n) if n < listed.shape[0] else 0
-    memmove(listed, 2 * n, pair_vol, 2 * start, 2 * count)
-    memmove(fresh, n, pair_key, start, count)
-    for k in range(count):
-        source[n + k] = start + k
-    return n + end - start
 
 
 @kernel
@@ -550,7 +442,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                         continue
                     stats[BODY_TESTS] += 1
                     if _bodies_close(blo, bhi, a, b):
-                        close = _push_key(close, n_close, min(a, b) * n_bodies + max(a, b))
+                        close = push_key(close, n_close, min(a, b) * n_bodies + max(a, b))
                         n_close += 1
             start = end
         for a in range(n_bodies):
@@ -563,11 +455,11 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
                     continue
                 stats[BODY_TESTS] += 1
                 if _bodies_close(blo, bhi, a, b):
-                    close = _push_key(close, n_close, min(a, b) * n_bodies + max(a, b))
+                    close = push_key(close, n_close, min(a, b) * n_bodies + max(a, b))
                     n_close += 1
     # Body pairs in a canonical order (by rows), so that the pair list, and with it the
     # Gauss-Seidel order of the contacts, does not depend on when it was built.
-    keys = _merged_keys(close, n_kept, n_close)
+    keys = merged_keys(close, n_kept, n_close)
     most = np.int64(0)  # typed: a literal 0 would compile the callees twice
     for b in range(n_bodies):
         most = max(most, body_vol_start[b + 1] - body_vol_start[b])
@@ -589,8 +481,8 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             blocks[x] = keys[x]
             starts[x] = n
         if old < n_old and block_key[old] == keys[x] and not moved[a] and not moved[b]:
-            n = _copy_run(pair_vol, pair_key, block_start[old], block_start[old + 1], listed,
-                          fresh, source, n)
+            n = copy_run(pair_vol, pair_key, block_start[old], block_start[old + 1], listed,
+                         fresh, source, n)
         else:
             first = n
             n = _pair_bodies(a, b, body_vols, body_vol_start, build_lo, build_hi, blo, bhi,
@@ -616,7 +508,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             run = j
             while j < j_end and pair_key[j] < self_base + s1:
                 j += 1
-            n = _copy_run(pair_vol, pair_key, run, j, listed, fresh, source, n)
+            n = copy_run(pair_vol, pair_key, run, j, listed, fresh, source, n)
             continue
         for s in range(s0, s1):
             va = self_pairs[s, 0]

@@ -1,13 +1,13 @@
 """Capsule-capsule contacts (spheres are capsules of zero length), the common case of a pile.
 
-The same contact as any other pair (see ``narrow._contact``: record it, cap the depenetration,
-measure the impact, wake the sleeping, project by Jakobsen's rule; limbs grip after the
-relaxation, in ``response.contact_friction``), here
-for two capsules in one pass over their four nodes kept in local variables. The general path
-calls a dozen helpers per contact that take arrays, each call counting references with atomic
-instructions; these kernels are :data:`~twig.physics.hot.hot_kernel` and their helpers take
-scalars. A property test checks them against the general path (tests/physics/test_capsules.py;
-to rounding: see :data:`~twig.physics.hot.FAST_MATH`).
+The same contact as any other pair (see ``projection.project_contact``: record it, cap the
+depenetration, measure the impact, wake the sleeping, project by Jakobsen's rule; limbs grip after
+the relaxation, in ``response.contact_friction``), here for two capsules in one pass over their
+four nodes kept in local variables. The general path calls a dozen helpers per contact that take
+arrays, each call counting references with atomic instructions; these kernels are
+:data:`~twig.physics.hot.hot_kernel` and their helpers take scalars. A property test checks them
+against the general path (tests/physics/test_capsules.py; to rounding: see
+:data:`~twig.physics.hot.FAST_MATH`).
 
 Horswill 2009, section VI.D (links as cylinders); Jakobsen 2001, section 6 (``p = c1 x1 + c2
 x2``).
@@ -239,7 +239,7 @@ def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, d
 
 @hot_kernel
 def _driven(flag, c):
-    """Whether a node of coefficient ``c`` leaves its side driven (see ``narrow._impact``)."""
+    """Whether a node of coefficient ``c`` leaves its side driven (see ``projection._impact``)."""
     return c == 0.0 or (flag & MOVING) != 0
 
 

@@ -50,14 +50,14 @@ RIGID_A = 21
 RIGID_B = 22
 """The same for the second volume."""
 ALLOWED = 23
-"""Total normal push (m) the pair may receive this tick (see ``narrow._contact``)."""
+"""Total normal push (m) the pair may receive this tick (see ``projection.project_contact``)."""
 SEEN_GAP = 24
 """Gap (m) of a capsule pair the last time it was measured apart this tick; -1 once it
 touched (see ``capsules.still_apart``)."""
 SEPARATED = 37
 """How far the projections of a pair with a box have separated it this tick (m): the largest
 push of each projection, summed. ALLOWED caps it, not PUSH: a box pushed out at four corners
-by ``d`` each is separated by about ``d``, not ``4 d`` (see ``narrow._contact``)."""
+by ``d`` each is separated by about ``d``, not ``4 d`` (see ``projection.project_contact``)."""
 LARGEST = 38
 """The largest push (m) of the projection under way (see SEPARATED)."""
 PAIR_SLOTS = 39
