@@ -18,6 +18,15 @@ def did_you_mean(word: object, choices: Iterable[object]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def describe(error: BaseException) -> str:
+    """An unexpected error as one line for a user: its message, never Python's class name
+    (the traceback goes to the log)."""
+    text = " ".join(str(error).split())
+    if isinstance(error, KeyError | IndexError) and error.args:
+        text = f"no entry {error.args[0]!r}"
+    return f"internal error ({text})" if text else "internal error"
+
+
 class TwigError(Exception):
     """Base class of every error twig raises on purpose."""
 

@@ -4,7 +4,8 @@ One background thread owns the world. Everything else (network clients, the view
 hands it work with :meth:`RealTime.submit`; queued work runs between ticks in arrival order, so
 no tick ever sees a half-made edit and a session is reproducible from its command log. After
 each batch of ticks the ``on_frame`` callbacks run on the same thread (the viewer copies node
-positions there).
+positions there). The loop never steps into a tick whose background result (a motion-graph
+search, :mod:`twig.background`) is not ready: it goes on running queued work meanwhile.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from twig.errors import TwigError
+from twig.background import ticks_ready
+from twig.errors import TwigError, describe
 from twig.physics import PhysicsWorld
 
 T = TypeVar("T")
@@ -28,15 +30,6 @@ MAX_SPEED = 64.0
 SLICE = 0.01
 """Most wall-clock seconds of single steps run back to back while paused before queued work
 runs again (``world: step 30000`` is sliced, not run in one go)."""
-
-
-def describe(error: BaseException) -> str:
-    """An unexpected error as one line for a user: its message, never Python's class name
-    (the traceback goes to the log)."""
-    text = " ".join(str(error).split())
-    if isinstance(error, KeyError | IndexError) and error.args:
-        text = f"no entry {error.args[0]!r}"
-    return f"internal error ({text})" if text else "internal error"
 
 
 class RealTime:
@@ -153,29 +146,35 @@ class RealTime:
                     # Fell behind (a slow tick, a pause of the process): slip the clock.
                     origin, due_base, done = time.perf_counter(), 0, 0
                     ticks = self.max_catchup
+            ready = ticks_ready(self.world) if ticks > 0 else None
+            held = ready is not None and ready < ticks
+            if held:
+                ticks = ready  # a background result is not in yet: serve, step no further
             if ticks > 0:
-                ran = self._step(ticks if not self.paused else None)
+                ran = self._step(ticks, single=self.paused)
                 done += ran
                 for callback in list(self.on_frame):
                     try:
                         callback(self.world)
                     except Exception:  # a viewer's or server's bug: logged, the loop goes on
                         traceback.print_exc(file=sys.stderr)
-            if self.paused and self._single_steps:
+            if self.paused and self._single_steps and not held:
                 continue  # more single steps: run queued work, then the next slice
             wait = dt / self._speed if not self.paused else 0.05
             self._wake.wait(wait * 0.5)
             self._wake.clear()
 
-    def _step(self, ticks: int | None) -> int:
-        """Run ``ticks`` ticks (None: single steps, for at most :data:`SLICE` seconds); a tick
-        that raises pauses the clock and tells :attr:`on_failure` why. Returns ticks run."""
+    def _step(self, ticks: int, single: bool) -> int:
+        """Run ``ticks`` ticks (``single``: that many of the single steps, for at most
+        :data:`SLICE` seconds); a tick that raises pauses the clock and tells
+        :attr:`on_failure` why. Returns ticks run."""
         start, before = time.perf_counter(), self.world.tick
         try:
-            if ticks is not None:
+            if not single:
                 self.world.step(ticks)
             else:
-                while self._single_steps and time.perf_counter() - start < SLICE:
+                while (self._single_steps and self.world.tick - before < ticks
+                       and time.perf_counter() - start < SLICE):
                     self._single_steps -= 1
                     self.world.step(1)
         except Exception as e:

@@ -198,6 +198,34 @@ def test_a_long_motion_graph_walk_is_refused_at_once_naming_the_limit(start_serv
     assert reply.startswith("error 1 ") and "at most 10 m" in reply, reply
 
 
+def test_other_clients_are_answered_within_a_second_while_a_walk_is_planned(start_server,
+                                                                            telnet):
+    """A 9 m motion-graph walk is planned off the world's thread (about 1 to 3 s of search
+    here): another client's queries meanwhile are answered within 1 s, and the walk starts."""
+    served = start_server(twig.load_scene("playground"))
+    a, b = telnet(served.port), telnet(served.port)
+    b.send("#0 kid: where")
+    b.line(timeout=120)                               # the kernels are loaded
+    a.send("#1 kid2: motion-graph-walk (4, 0, -3)")
+    delays = []
+    for i in range(1, 21):                            # 2 s: the search is running
+        start = time.monotonic()
+        b.send(f"#{i} kid: where")
+        assert b.line(timeout=30).startswith(f"value {i} ")
+        delays.append(time.monotonic() - start)
+        time.sleep(0.1)
+    assert max(delays) < 1.0, delays
+    assert a.line(timeout=5) == "ok 1"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:                # it starts 1.1 s (simulated) after
+        a.send("#2 kid2: controller")
+        reply = a.line(timeout=30)
+        if '"clip":"motion-graph"' in reply:
+            break
+        time.sleep(0.2)
+    assert '"clip":"motion-graph"' in reply, reply
+
+
 def test_a_huge_cloth_is_refused_before_anything_is_allocated(start_server, telnet):
     served = start_server()
     t = telnet(served.port)

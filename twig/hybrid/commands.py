@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Annotated, Any
 
 import numpy as np
 
 from twig.action import Action
+from twig.background import Job, background
 from twig.commands import Accepts, Json, Vector, command
 from twig.errors import TwigError
+from twig.hybrid.clip import Clip
 from twig.hybrid.controllers import ClipPlayer, Tracking
 from twig.hybrid.library import find_clip, library_names
 from twig.hybrid.supervisor import supervisor
@@ -79,9 +82,13 @@ def play_clip(self: Character, clip: ClipName, passive: Body | None = None, loop
 GRAPH_CLIPS = ("walk", "walk-left", "walk-right")
 """The library clips ``motion-graph-walk`` builds its graph from."""
 MAX_GRAPH_PATH = 10.0
-"""Longest path (m, across the ground) a motion-graph walk synthesises: the search grows with
-the path (about 0.1 to 0.3 s a metre) and runs on the world's thread before the walk starts, so
-a far point would hold up the world and every client of a server."""
+"""Longest path (m, across the ground) a motion-graph walk synthesises."""
+PLAN_SECONDS = 0.2
+PLAN_SECONDS_PER_METRE = 0.1
+"""The walk starts ``PLAN_SECONDS + PLAN_SECONDS_PER_METRE * length`` simulated seconds after
+the command: the motion-graph search (about 0.1 s a metre) runs off the world's thread
+meanwhile and its motion is taken at that tick, the same on any machine (:mod:`twig.background`).
+"""
 
 
 @command(on=Character)
@@ -89,12 +96,13 @@ def motion_graph_walk(self: Character, *points: Vector) -> Action:
     """Walk through ``points`` (control points of a cardinal spline that starts where the
     character is) with motion synthesised from a motion graph of the walk, walk-left and
     walk-right clips: Kovar-style transitions at local minima of the frame distances, a
-    branch-and-bound search with a limited horizon, played kinematically.
+    branch-and-bound search with a limited horizon, played kinematically. The character
+    stands while the motion is planned (0.2 s plus 0.1 s per metre of path), then walks.
 
     Parameters
     ----------
     *points
-        Points to walk through, [x, y, z] m (at least one; the path at most 100 m).
+        Points to walk through, [x, y, z] m (at least one; the path at most 10 m).
     """
     return walk_motion_graph(self, points)
 
@@ -102,32 +110,51 @@ def motion_graph_walk(self: Character, *points: Vector) -> Action:
 def walk_motion_graph(character: Character, points: Sequence[Vector],
                       clips: Sequence[str] = GRAPH_CLIPS) -> Action:
     """:func:`motion_graph_walk` with a graph of other library ``clips``."""
-    from twig.hybrid.motion_graph import graph_of, synthesise
-
     name = "motion-graph-walk"
-    events = character.world.events
+    world, who = character.world, character.name
     if not points:
-        return Action.failed(name, character.name, "give at least one point to walk through",
-                             events)
-    path = np.diff(np.vstack([character.hips, np.asarray(points, dtype=float)]), axis=0)
+        return Action.failed(name, who, "give at least one point to walk through", world.events)
+    targets = np.asarray(points, dtype=float)
+    path = np.diff(np.vstack([character.hips, targets]), axis=0)
     length = float(np.linalg.norm(path[:, [0, 2]], axis=1).sum())
     if length > MAX_GRAPH_PATH:
-        return Action.failed(name, character.name, f"the points make a path of {length:.3g} m; "
-                             f"a motion-graph walk goes at most {MAX_GRAPH_PATH:g} m", events)
-    try:
-        sup = supervisor(character)
-        graph = graph_of(tuple(clips), sup.height, sup.preset)
-        motion = synthesise(graph, sup.positions(), sup.velocities(), points,
-                            sup.height, sup.preset)
-    except TwigError as e:
-        return Action.failed(name, character.name, str(e), events)
-    player = ClipPlayer(motion, from_start=True)
-    return sup.play(player, Action(name, character.name, events))
+        return Action.failed(name, who, f"the points make a path of {length:.3g} m; "
+                             f"a motion-graph walk goes at most {MAX_GRAPH_PATH:g} m",
+                             world.events)
+    sup = supervisor(character)
+    action = Action(name, who, world.events)
+
+    def start(motion: Clip) -> None:
+        if not character.alive:
+            action.fail(f"{who} was removed before the walk started")
+        elif not action.done:
+            sup.play(ClipPlayer(motion, from_start=True), action)
+
+    # Copies: the search runs while the world steps on (positions() is a view).
+    plan = partial(_plan, tuple(clips), sup.positions().copy(), sup.velocities(), targets,
+                   sup.height, sup.preset)
+    delay = PLAN_SECONDS + PLAN_SECONDS_PER_METRE * length
+    due = world.tick + max(1, round(delay / world.dt))
+    background(world).submit(Job((name, character.id), plan, due, start, action.fail))
+    return action
+
+
+def _plan(clips: tuple[str, ...], pos: np.ndarray, vel: np.ndarray, points: np.ndarray,
+          height: float, preset: str, job: Job) -> Clip:
+    """The motion-graph search (worker thread): reads only its arguments."""
+    from twig.hybrid.motion_graph import graph_of, synthesise
+
+    return synthesise(graph_of(clips, height, preset), pos, vel, points, height, preset,
+                      stopped=lambda: job.cancelled)
 
 
 @command(on=Character)
 def stop_clip(self: Character) -> None:
-    """Stop the clip being played (its action fails): twig's motor control takes over."""
+    """Stop the clip being played, or a motion-graph walk being planned (its action fails):
+    twig's motor control takes over."""
+    jobs = self.world.systems.get("background")
+    if jobs is not None:
+        jobs.cancel(("motion-graph-walk", self.id), "stopped")
     supervisor(self).end_goal("stopped")
 
 

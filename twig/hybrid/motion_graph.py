@@ -15,12 +15,14 @@ synthesised motion is a clip in world space that a kinematic controller plays.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from twig.background import JobCancelledError
 from twig.hybrid.blend import WINDOW_FRAMES, smoothstep
 from twig.hybrid.clip import Clip, ClipError
 from twig.hybrid.similarity import distance_matrix, heading, root, yaw_matrix
@@ -112,13 +114,20 @@ class _Path:
 
 @dataclass(frozen=True)
 class _State:
-    """Where a candidate motion is: clip, frame, clip-to-world turn and shift, metres walked."""
+    """Where a candidate motion is: clip, frame, clip-to-world turn (and its transposed
+    rotation ``rot_t``) and shift, metres walked."""
 
     clip: int
     frame: int
     turn: float
     shift: np.ndarray
     walked: float
+    rot_t: np.ndarray
+
+    @classmethod
+    def at(cls, clip: int, frame: int, turn: float, shift: np.ndarray, walked: float
+           ) -> _State:
+        return cls(clip, frame, turn, shift, walked, yaw_matrix(turn).T)
 
 
 class _Search:
@@ -130,12 +139,18 @@ class _Search:
         self.path = path
         self.roots = [root(np.array(c.nodes)) for c in graph.clips]
         self.heads = [heading(np.array(c.nodes)) for c in graph.clips]
+        # Metres the root has walked by each frame: a turn and a shift keep them, so a
+        # candidate's progress is a difference of two of these.
+        self.arcs = [np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(r, axis=0),
+                                                                     axis=1))])
+                     for r in self.roots]
 
     def jump(self, s: _State, c2: int, j: int) -> _State:
         """Continue from frame ``j`` of clip ``c2`` where ``s`` is (root and facing kept)."""
-        turn = s.turn + self.heads[s.clip][s.frame] - self.heads[c2][j]
-        here = yaw_matrix(s.turn) @ self.roots[s.clip][s.frame] + s.shift
-        return _State(c2, j, float(turn), here - yaw_matrix(turn) @ self.roots[c2][j], s.walked)
+        turn = float(s.turn + self.heads[s.clip][s.frame] - self.heads[c2][j])
+        here = self.roots[s.clip][s.frame] @ s.rot_t + s.shift
+        rot_t = yaw_matrix(turn).T
+        return _State(c2, j, turn, here - self.roots[c2][j] @ rot_t, s.walked, rot_t)
 
     def play(self, s: _State, n: int) -> list[tuple[_State, int]] | None:
         """Pieces (start state, end frame) that play ``n`` frames on from ``s``, a loop going
@@ -155,9 +170,9 @@ class _Search:
         return pieces
 
     def advance(self, s: _State, end: int) -> _State:
-        pts = self.world_roots(s, slice(s.frame, end + 1))
-        walked = s.walked + float(np.linalg.norm(np.diff(pts, axis=0), axis=1).sum())
-        return _State(s.clip, end, s.turn, s.shift, walked)
+        arc = self.arcs[s.clip]
+        return _State(s.clip, end, s.turn, s.shift, s.walked + float(arc[end] - arc[s.frame]),
+                      s.rot_t)
 
     def moves(self, s: _State) -> list[list[tuple[_State, int]]]:
         """Each choice at ``s``: play on, or jump at one of the next SEGMENT frames."""
@@ -176,16 +191,17 @@ class _Search:
         return [m for m in out if m is not None]
 
     def world_roots(self, s: _State, frames: slice) -> np.ndarray:
-        return self.roots[s.clip][frames] @ yaw_matrix(s.turn).T + s.shift
+        return self.roots[s.clip][frames] @ s.rot_t + s.shift
 
     def cost(self, pieces: list[tuple[_State, int]]) -> tuple[float, _State]:
         """Deviation (summed over the frames played) from the spline point as far along,
         and the state at the end."""
         total = 0.0
         for start, end in pieces:
-            pts = self.world_roots(start, slice(start.frame, end + 1))
-            walked = start.walked + np.cumsum(np.linalg.norm(np.diff(pts, axis=0), axis=1))
-            total += float(np.linalg.norm(pts[1:] - self.path.at(walked), axis=1).sum())
+            pts = self.world_roots(start, slice(start.frame + 1, end + 1))
+            arc = self.arcs[start.clip]
+            walked = start.walked + (arc[start.frame + 1:end + 1] - arc[start.frame])
+            total += float(np.linalg.norm(pts - self.path.at(walked), axis=1).sum())
         return total, self.advance(*pieces[-1])
 
     def best(self, s: _State) -> list[tuple[_State, int]]:
@@ -209,10 +225,13 @@ class _Search:
 
 
 def synthesise(graph: MotionGraph, pos: np.ndarray, vel: np.ndarray, points: ArrayLike,
-               height: float, preset: str, max_seconds: float = 60.0) -> Clip:
+               height: float, preset: str, max_seconds: float = 60.0,
+               stopped: Callable[[], bool] | None = None) -> Clip:
     """A motion along the cardinal spline from the character's root through ``points``
     (K, 3; heights ignored), starting from the graph frame most like the character's pose
-    ``pos`` with velocities ``vel`` (16, 3), aligned to where it stands and faces."""
+    ``pos`` with velocities ``vel`` (16, 3), aligned to where it stands and faces. Raises
+    :class:`~twig.background.JobCancelledError` between two decisions once ``stopped()``
+    is true."""
     g = graph if (graph.clips[0].height, graph.clips[0].preset) == (height, preset) else \
         build_graph(tuple(c.fit(height, preset) for c in graph.clips))
     ctrl = np.atleast_2d(np.asarray(points, dtype=np.float64))
@@ -223,11 +242,13 @@ def synthesise(graph: MotionGraph, pos: np.ndarray, vel: np.ndarray, points: Arr
     clip = g.clips[c]
     turn = float(heading(pos) - heading(clip.nodes[i]))
     search = _Search(g, path)
-    state = _State(c, i, turn, root(pos) - yaw_matrix(turn) @ search.roots[c][i], 0.0)
+    state = _State.at(c, i, turn, root(pos) - yaw_matrix(turn) @ search.roots[c][i], 0.0)
     frames = [_world(clip.nodes[i], state)]
     pending, age = np.zeros((16, 3)), WINDOW_FRAMES
     limit = max_seconds * clip.fps
     while state.walked < path.length - 0.1 and len(frames) < limit:
+        if stopped is not None and stopped():
+            raise JobCancelledError("the search was cancelled")
         for start, end in search.best(state):
             if (start.clip, start.frame) != (state.clip, state.frame):
                 pending = frames[-1] - _world(g.clips[start.clip].nodes[start.frame], start)
@@ -241,4 +262,4 @@ def synthesise(graph: MotionGraph, pos: np.ndarray, vel: np.ndarray, points: Arr
 
 
 def _world(pose: np.ndarray, s: _State) -> np.ndarray:
-    return pose @ yaw_matrix(s.turn).T + s.shift
+    return pose @ s.rot_t + s.shift

@@ -17,10 +17,9 @@ from typing import Any, Literal
 from twig import motor  # noqa: F401  (registers the characters' commands)
 from twig.action import Action
 from twig.commands import Command, commands_of, resolve_object
-from twig.errors import ScriptError, TwigError
+from twig.errors import ScriptError, TwigError, describe
 from twig.events import Event, Subscription
 from twig.physics import PhysicsWorld
-from twig.realtime import describe
 from twig.script import body_commands  # noqa: F401  (registers the body commands)
 from twig.script.binding import bind
 from twig.script.syntax import Call

@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from twig.errors import TwigError
+from twig.errors import TwigError, describe
 from twig.physics import PhysicsWorld
-from twig.realtime import RealTime, describe
+from twig.realtime import RealTime
 from twig.script.session import Reply, Session
 from twig.script.syntax import Call, format_call
 from twig.server.protocol import Request, format_reply, parse_request, request_id
