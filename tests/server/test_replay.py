@@ -43,3 +43,32 @@ def test_twig_replay_rebuilds_a_recorded_scene(start_server, tmp_path, capsys):
     served.stop()
     assert main(["replay", str(log)]) == 0
     assert "matches the recording" in capsys.readouterr().out
+
+
+def test_json_requests_with_lists_and_objects_are_recorded_and_replay(
+        start_server, make_playground, tmp_path, telnet):
+    log = tmp_path / "json.jsonl"
+    served = start_server(record=log, scene=None)
+    t = telnet(served.port)
+    requests = [
+        {"id": 1, "target": "kid2", "command": "motion-graph-walk",
+         "args": {"points": [[1.5, 0, 1], [2, 0, 2.5]]}},
+        {"id": 2, "target": "world", "command": "subscribe", "args": {"types": ["pain"]}},
+        {"id": 3, "target": "kid", "command": "play-clip",
+         "args": {"clip": "wave", "joint_map": {"head": "Head"}}},
+        {"id": 4, "line": "world: wait 0.2"},
+    ]
+    for request in requests:
+        t.send(json.dumps(request))
+    finals = {}
+    while set(finals) != {1, 2, 3, 4}:
+        kind, *rest = t.line(timeout=60).split(" ", 2)
+        if kind in ("done", "error"):
+            finals[int(rest[0])] = kind
+    assert finals == {1: "done", 2: "done", 3: "error", 4: "done"}  # joint_map: BVH files only
+    served.stop()
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["request"] for r in records[1:-1] if "request" in r] == [
+        {k: v for k, v in r.items() if k != "id"} for r in requests[:3]]
+    result = replay(log, make_playground())
+    assert result.matches and result.commands == 4 and result.errors == 1

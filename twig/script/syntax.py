@@ -319,8 +319,22 @@ def _quote(c: str) -> str:
     return c
 
 
+def writable(call: Call) -> bool:
+    """Whether :func:`format_call` can write ``call``: every value is a script value (a JSON
+    request's may also be lists and objects, which no script line holds)."""
+    return all(_script_value(v) for v in (*call.args, *(v for _, v in call.kwargs)))
+
+
+def _script_value(v: object) -> bool:
+    if isinstance(v, tuple):
+        return len(v) == 3 and all(isinstance(c, int | float) and not isinstance(c, bool)
+                                   for c in v)
+    return isinstance(v, bool | int | float | str | Name)
+
+
 def format_call(call: Call) -> str:
-    """The canonical line for ``call``: ``parse_line(format_call(c)) == c``."""
+    """The canonical line for a :func:`writable` ``call``: ``parse_line(format_call(c)) ==
+    c``."""
     target = call.target if NAME.fullmatch(call.target) else format_value(call.target)
     parts = [("- " if call.keep_going else "") + f"{target}: {call.method}"]
     parts += [format_value(v) for v in call.args]

@@ -89,7 +89,7 @@ def _json_request(text: str, rid: RequestId | None) -> Request:
         return Request(rid, None, "request id must be an integer or a short word")
     rid = given
     try:
-        return Request(rid, _json_call(obj))
+        return Request(rid, json_call(obj))
     except ParseError as e:
         return Request(rid, None, str(e))
 
@@ -110,8 +110,10 @@ def _json_float(text: str) -> float:
     return float(text)
 
 
-def _json_call(obj: dict[str, Any]) -> Call:
-    where = Location("request")
+def json_call(obj: dict[str, Any], where: Location | None = None) -> Call:
+    """The call of a JSON request object (``{"target", "command", "args"}`` or ``{"line"}``;
+    its ``id`` is the caller's). Raises ParseError naming what is wrong."""
+    where = where or Location("request")
     unknown = sorted(set(obj) - {"id", "line", "target", "command", "args"})
     if unknown:
         raise ParseError(f"unknown request field {unknown[0]!r} (fields: id, line, or target, "
@@ -134,6 +136,23 @@ def _json_call(obj: dict[str, Any]) -> Call:
     kwargs = tuple((check_text(k, "a key of args"), _json_value(k, v))
                    for k, v in args.items())
     return Call(target, method, (), kwargs, where=where)
+
+
+def json_request(call: Call) -> dict[str, Any]:
+    """A JSON request object for ``call`` (made from one: its values by name) that
+    :func:`json_call` reads back to an equal call; for calls no script line can hold."""
+    if call.args or call.parallel or call.keep_going:
+        raise ValueError("only a call made from a JSON request has a JSON request")
+    return {"target": call.target, "command": call.method,
+            "args": {k: _to_json(v) for k, v in call.kwargs}}
+
+
+def _to_json(v: Any) -> Any:
+    if isinstance(v, Name):
+        return v.text
+    if isinstance(v, tuple):
+        return [_to_json(c) for c in v]
+    return v
 
 
 def _json_value(key: str, v: Any) -> Value:

@@ -8,7 +8,12 @@ record with the final tick and state hash::
     {"twig": "session", "version": 1, "scene": "/abs/office.toml", "seed": 0, "tick": 0,
      "hash": "a41b..."}
     {"tick": 61, "client": 1, "line": "kid: move-node l_hand (0.3, 1.2, 0.2)"}
+    {"tick": 75, "client": 2, "request": {"target": "kid", "command": "motion-graph-walk",
+     "args": {"points": [[4, 0, 4], [4, 0, 3]]}}}
     {"end": 600, "hash": "5f0c..."}
+
+A command is logged as its script line, or, when a JSON request gave it values no script line
+holds (a list of points or names, an object), as that request.
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from twig.errors import TwigError
+from twig.errors import ParseError, TwigError
 from twig.physics import PhysicsWorld
 from twig.script.runner import open_world
 from twig.script.session import Reply, Session
-from twig.script.syntax import Location, parse_line
+from twig.script.syntax import Call, Location, format_call, parse_line, writable
+from twig.server.protocol import json_call, json_request
 from twig.world import World
 
 VERSION = 1
@@ -49,9 +55,11 @@ class Recorder:
     def _write(self, record: dict[str, Any]) -> None:
         self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
 
-    def command(self, tick: int, client: int, line: str) -> None:
-        """Log one line about to run before tick ``tick``."""
-        self._write({"tick": tick, "client": client, "line": line})
+    def command(self, tick: int, client: int, call: Call) -> None:
+        """Log one command about to run before tick ``tick``."""
+        entry = ({"line": format_call(call)} if writable(call) else
+                 {"request": json_request(call)})
+        self._write({"tick": tick, "client": client, **entry})
 
     def flush(self) -> None:
         """Write what is buffered (after each batch: a killed server leaves its commands)."""
@@ -131,11 +139,22 @@ def replay(path: str | Path, world: World | None = None) -> ReplayResult:
             end, recorded_hash = int(record["end"]), record.get("hash")
             break
         try:
-            tick, client, line = int(record["tick"]), int(record["client"]), record["line"]
+            tick, client = int(record["tick"]), int(record["client"])
+            line, request = record.get("line"), record.get("request")
+            if not isinstance(line, str) and not isinstance(request, dict):
+                raise ValueError
         except (KeyError, TypeError, ValueError):
-            raise TwigError(f"{path}:{number}: expected tick, client and line") from None
+            raise TwigError(f"{path}:{number}: expected tick, client and line (or "
+                            "request)") from None
         world.step(max(0, tick - world.tick))
-        call = parse_line(line, Location(str(path), number))
+        where = Location(str(path), number)
+        if isinstance(line, str):
+            call = parse_line(line, where)
+        else:
+            try:
+                call = json_call(request, where)
+            except ParseError as e:
+                raise TwigError(f"{path}:{number}: {e}") from None
         if call is not None:
             sessions.setdefault(client, Session(world, count)).run(call)
             commands += 1

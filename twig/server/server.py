@@ -33,7 +33,7 @@ from twig.errors import TwigError, describe
 from twig.physics import PhysicsWorld
 from twig.realtime import RealTime
 from twig.script.session import Reply, Session
-from twig.script.syntax import Call, format_call
+from twig.script.syntax import Call
 from twig.server.protocol import Request, format_reply, parse_request, request_id
 from twig.server.record import Recorder
 
@@ -335,7 +335,7 @@ class Server:
         if self.recorder is None:
             return
         try:
-            self.recorder.command(self.world.tick, client, format_call(call))
+            self.recorder.command(self.world.tick, client, call)
         except Exception as e:
             traceback.print_exc(file=sys.stderr)
             self.recorder = None
@@ -401,7 +401,7 @@ class Server:
             if request.call is None:
                 return format_reply(Reply("error", request.id, request.error), False)
             if self.recorder is not None:
-                self.recorder.command(self.world.tick, 0, format_call(request.call))
+                self.recorder.command(self.world.tick, 0, request.call)
             session.run(request.call, request.id)
             return replies[0]
 
