@@ -10,25 +10,25 @@ called from Python with arguments of the types the tick passes it. :func:`compil
 has worker processes call the stages, and the motor kernel, on a small world; then the tick
 itself, finding them in the cache, compiles only its own body (about 5 s).
 
-The calls are those written in ``physics_tick`` (read from its source, so the two cannot
-drift apart), evaluated with the tick's parameters bound to the small world's arrays and its
-locals to values of the same types. A stage whose types were guessed wrong is simply compiled
-again by the first tick, and a worker that fails only costs the time it took: the first tick
-still compiles whatever is missing.
+The calls are those ``physics_tick`` makes (:func:`stage_calls` runs its Python body on the
+small world's records, :mod:`twig.physics.records`, with each kernel replaced by a recorder,
+so the two cannot drift apart); the counts the stages would return are stand-ins (no pairs,
+no contacts). A stage whose types were guessed wrong is simply compiled again by the first
+tick, and a worker that fails only costs the time it took: the first tick still compiles
+whatever is missing.
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
 import multiprocessing
 import os
-import textwrap
+import types
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
+from numba.core.registry import CPUDispatcher
 
 from twig.physics import kernel_cache
 from twig.physics.collision.narrow import BOX
@@ -45,9 +45,6 @@ world without boxes: ~18, ~11, ~7, ~8). ``motor`` is the characters' kernel; the
 are the stage kernels as ``physics_tick`` calls them. The first job holds every stage that
 reaches the contacts' code, which two workers would each compile for themselves."""
 
-BOX_STAGES = frozenset({"boxes_on_planes", "box_plane_friction"})
-"""Stages the tick calls only in a world with boxes (see :func:`~twig.physics.tick.array_args`)."""
-
 
 @dataclass(frozen=True)
 class Kinds:
@@ -59,8 +56,7 @@ class Kinds:
 
     def jobs(self) -> tuple[tuple[str, ...], ...]:
         """:data:`JOBS` for this kind of world, without what it never calls."""
-        skip = ({"motor"} if not self.characters else set()) | (
-            set() if self.boxes else set(BOX_STAGES))
+        skip = set() if self.characters else {"motor"}
         jobs = (tuple(name for name in job if name not in skip) for job in JOBS)
         return tuple(job for job in jobs if job)
 
@@ -83,7 +79,7 @@ def kinds_to_compile(scene: str | os.PathLike | None = None) -> Kinds | None:
     world = load_scene(scene)
     kinds = Kinds(boxes=bool((world.volumes["kind"] == BOX).any()),
                   characters=bool(world.characters))
-    args = (*tick.array_args(world, announce=False), *tick.setting_args(world))
+    args = (*tick.array_args(world, announce=False), tick.setting_args(world))
     if (motor_ready or not kinds.characters) and kernel_cache.compiled(tick.physics_tick, args):
         return None
     return kinds
@@ -158,34 +154,44 @@ def _compile_job(names: tuple[str, ...], kinds: Kinds) -> None:
 
 
 def _call_stages(world, names: list[str]) -> None:
-    """Evaluate the calls of ``names`` written in ``physics_tick`` with its parameters bound to
-    ``world``'s arguments and its locals to typed stand-ins (no pairs, no active contacts);
-    in a world without boxes, not the stages it never calls."""
+    """Call the stage kernels ``names`` as ``physics_tick`` calls them for ``world``
+    (:func:`stage_calls`)."""
+    calls = stage_calls(world)
+    for name in names:
+        kernel, args = calls[name]
+        kernel(*args)
+
+
+class _Count(int):
+    """What a recorded stage returns in :func:`stage_calls`: a count of 1, so that the tick
+    goes on to the stages that run only when there are pairs, and a pair of counts where the
+    tick unpacks two; passed on to a stage it is recorded as 0 (nothing to do)."""
+
+    def __iter__(self):
+        return iter((self, self))
+
+
+def stage_calls(world) -> dict[str, tuple[CPUDispatcher, tuple]]:
+    """The kernels ``physics_tick`` calls for ``world``'s records, by name, each with the
+    arguments of its first call: the tick's Python body is run with every kernel it names
+    replaced by a recorder, whose result stands for the counts the stage would return
+    (:class:`_Count`)."""
     from twig.physics import tick
 
-    function = tick.physics_tick.py_func
-    parameters = list(inspect.signature(function).parameters)
-    scope = dict(zip(parameters, (*tick.array_args(world, announce=False),
-                                  *tick.setting_args(world)), strict=True))
-    n = len(world.nodes)
-    scope.update(n=n, w=np.zeros(n), inert=np.zeros((n, 3)), depth=np.zeros(n),
-                 contact_friction_mu=np.zeros(n),
-                 n_pairs=np.int64(0), n_active=np.int64(0), n_rigid=np.int64(0), it=1)
-    calls = _stage_calls(function)
-    for name in names:
-        if scope["boxes"] is None and name in BOX_STAGES:
-            continue
-        eval(compile(ast.Expression(calls[name]), "<physics_tick>", "eval"), vars(tick), scope)
+    calls: dict[str, tuple[CPUDispatcher, tuple]] = {}
 
+    def recorder(name: str, kernel: CPUDispatcher) -> Callable[..., _Count]:
+        def record(*args):
+            calls.setdefault(name, (kernel, tuple(
+                np.int64(0) if isinstance(a, _Count) else a for a in args)))
+            return _Count(1)
+        return record
 
-def _stage_calls(function) -> dict[str, ast.Call]:
-    """The calls by a plain name in ``function``'s source (its kernels, and builtins such as
-    ``range``), by that name; the first call of each."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    calls: dict[str, ast.Call] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            calls.setdefault(node.func.id, node)
+    scope = {name: recorder(name, value) if isinstance(value, CPUDispatcher) else value
+             for name, value in vars(tick).items()}
+    body = tick.physics_tick.py_func
+    types.FunctionType(body.__code__, scope, body.__name__)(
+        *tick.array_args(world, announce=False), tick.setting_args(world))
     return calls
 
 

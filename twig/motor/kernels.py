@@ -108,16 +108,18 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
 
 
 @kernel
-def motor_tick(pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos,
-               node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
-               goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch,
-               bend, hand_mode,
-               hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
-               swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
-               gaze_dir, dt):
-    """One tick of motor control for every character row (see :mod:`twig.motor.state` for the
-    columns, shapes and units). Writes node accelerations (``acc``, m/s^2), set-point moves
-    and locks of feet and hands, and the state columns."""
+def motor_tick(nodes, rows, dt):
+    """One tick of motor control for every character row: ``nodes`` and ``rows`` are the
+    records :class:`~twig.motor.state.MotorNodes` and :class:`~twig.motor.state.MotorRows`
+    as plain tuples, unpacked here in their fields' order (see :mod:`twig.motor.state` for
+    the columns, shapes and units); ``dt`` the tick (s). Writes node accelerations (``acc``,
+    m/s^2), set-point moves and locks of feet and hands, and the state columns."""
+    pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos = nodes
+    (node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
+     goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch, bend,
+     hand_mode, hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
+     swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
+     gaze_dir) = rows
     for c in range(node.shape[0]):
         if mode[c] == PASSIVE:
             continue

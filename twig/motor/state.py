@@ -8,6 +8,8 @@ units; node order is :data:`twig.bodies.humanoid.NODE_NAMES`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from twig.physics.columns import Column
@@ -87,3 +89,64 @@ MOTOR_COLUMNS = {
     "gaze_dir": Column(np.float64, (3,)),          # where the face points (unit)
 }
 """Motor table columns (see the comments for units); a row per character."""
+
+
+class MotorNodes(NamedTuple):
+    """The node table's columns the motor kernel reads and writes (``world.nodes``), by their
+    names (a record of :mod:`twig.physics.records`)."""
+
+    pos: np.ndarray
+    prev: np.ndarray
+    acc: np.ndarray
+    inv_mass: np.ndarray
+    flags: np.ndarray
+    radius: np.ndarray
+    move_target: np.ndarray
+    move_time: np.ndarray
+    lock_pos: np.ndarray
+
+
+class MotorRows(NamedTuple):
+    """The motor table's columns the motor kernel reads and writes (:data:`MOTOR_COLUMNS`),
+    by their names."""
+
+    node: np.ndarray
+    scale: np.ndarray
+    leg: np.ndarray
+    arm: np.ndarray
+    head_len: np.ndarray
+    torso: np.ndarray
+    foot_r: np.ndarray
+    m_support: np.ndarray
+    mode: np.ndarray
+    walk: np.ndarray
+    goal: np.ndarray
+    goal_on: np.ndarray
+    goal_speed: np.ndarray
+    goal_stop: np.ndarray
+    face: np.ndarray
+    face_on: np.ndarray
+    gaze: np.ndarray
+    gaze_on: np.ndarray
+    gaze_node: np.ndarray
+    seat: np.ndarray
+    crouch: np.ndarray
+    bend: np.ndarray
+    hand_mode: np.ndarray
+    hand_target: np.ndarray
+    hand_speed: np.ndarray
+    walk_cmd: np.ndarray
+    swing: np.ndarray
+    swing_t: np.ndarray
+    swing_T: np.ndarray  # noqa: N815 (the column: the step duration T)
+    swing_from: np.ndarray
+    swing_to: np.ndarray
+    kick: np.ndarray
+    support: np.ndarray
+    breath: np.ndarray
+    arrived: np.ndarray
+    heading: np.ndarray
+    yaw_error: np.ndarray
+    hand_dist: np.ndarray
+    steps: np.ndarray
+    gaze_dir: np.ndarray

@@ -22,8 +22,9 @@ from twig.bodies.humanoid import BRACES, NODE_NAMES
 from twig.errors import TwigError, UnknownNameError
 from twig.events import Event
 from twig.motor.kernels import motor_tick
-from twig.motor.state import MOTOR_COLUMNS, NECK, PASSIVE, STAND
+from twig.motor.state import MOTOR_COLUMNS, NECK, PASSIVE, STAND, MotorNodes, MotorRows
 from twig.physics.columns import Columns
+from twig.physics.records import pack
 
 if TYPE_CHECKING:
     from twig.physics import Body, Link, PhysicsWorld
@@ -270,20 +271,7 @@ class MotorSystem:
                     pass  # what it waited on was removed
         self._each_task(lambda task: task.update())
         world, t = self.world, self.table
-        nodes = world.nodes
-        motor_tick(nodes["pos"], nodes["prev"], nodes["acc"], nodes["inv_mass"],
-                   nodes["flags"], nodes["radius"], nodes["move_target"], nodes["move_time"],
-                   nodes["lock_pos"], t["node"], t["scale"], t["leg"], t["arm"],
-                   t["head_len"], t["torso"], t["foot_r"], t["m_support"], t["mode"], t["walk"],
-                   t["goal"], t["goal_on"], t["goal_speed"], t["goal_stop"], t["face"],
-                   t["face_on"], t["gaze"], t["gaze_on"], t["gaze_node"], t["seat"],
-                   t["crouch"], t["bend"],
-                   t["hand_mode"],
-                   t["hand_target"], t["hand_speed"], t["walk_cmd"], t["swing"],
-                   t["swing_t"], t["swing_T"], t["swing_from"], t["swing_to"], t["kick"],
-                   t["support"],
-                   t["breath"], t["arrived"], t["heading"], t["yaw_error"], t["hand_dist"],
-                   t["steps"], t["gaze_dir"], world.dt)
+        motor_tick(pack(MotorNodes, world.nodes), pack(MotorRows, t), world.dt)
         self._breathe()
         self._each_task(lambda task: task.check())
 

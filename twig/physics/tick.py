@@ -29,6 +29,7 @@ from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.hot import kernel
 from twig.physics.integrate import integrate_nodes
 from twig.physics.kernel_cache import announce_compile
+from twig.physics.records import Collision, Constraints, Nodes, Pairs, Volumes, pack
 
 if TYPE_CHECKING:
     from twig.physics.world import PhysicsWorld
@@ -78,45 +79,43 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction,
 
 
 @kernel
-def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                 radius, ground_normal, lock_pos, move_target, move_time, rest_anchor, hold,
-                 link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes,
-                 hinge_plane, hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
-                 plane_friction, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask,
-                 vol_friction, vol_passive, vol_id, vol_body, vol_inertia, vol_rolling, vol_spin,
-                 has_spheres, rollers, node_roller, boxes, box_c, box_u, box_h, corner_push,
-                 corner_plane, body_vols, body_vol_start, self_pairs, self_start, linked_keys,
-                 linked_bodies, build_lo, build_hi, body_lo, body_hi, node_row, body_start,
-                 body_count, body_can_sleep, body_still, pain,
-                 pain_threshold, pain_half_life, pair_vol, pair_key, pair_seen, block_key,
-                 block_start, pair_i, pair_f, active, hit_row, hit_ids, pain_hits, pain_level,
-                 broad_stats, margin, lookahead, force, use_grid, sleep_drift, sleep_step,
-                 sleep_ticks, depenetration, static_slide, gravity, dt, iterations):
+def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
     projection (constraints, then contacts), friction, sleep, contacts and pain.
 
-    Array arguments are the world's columns (see :class:`twig.physics.world.PhysicsWorld` and
-    :class:`twig.physics.collision.system.CollisionMixin` for shapes and units), the link
-    columns permuted into solver order with the ``n_exact`` exactly solved links first, the
-    topology-derived collision arrays (``boxes`` None in a world without boxes: the tick is then
-    compiled without the box code, see :func:`array_args`) and the pair buffers
-    (``has_spheres`` enables the swept
-    test; ``rollers`` lists the free spheres that roll and ``node_roller`` gives each node's
-    rolling sphere or -1, see
-    :mod:`~twig.physics.collision.rolling`; ``margin``, ``lookahead``, ``force`` and
-    ``use_grid`` go to
-    :func:`~twig.physics.collision.broad.find_pairs`). ``sleep_ticks`` <= 0 disables sleeping;
-    ``sleep_drift`` and ``sleep_step`` (m) go to
-    :func:`~twig.physics.collision.sleep.update_sleep`; ``depenetration`` (m) caps how far
-    contacts separate a pair beyond its approach; ``static_slide`` (m) is the largest slide
-    of two bodies' capsules that static friction holds (0: none; see
-    :func:`~twig.physics.collision.response.contact_friction`).
+    The arguments are the records of :mod:`twig.physics.records`, as plain tuples, unpacked
+    here in their fields' order: the node columns, the links in solver order with the
+    ``n_exact`` exactly solved ones first, the volumes, the topology-derived collision arrays
+    (``boxes`` None in a world without boxes: the tick is then compiled without the box code)
+    and the pair buffers; the settings (``margin``, ``lookahead``, ``force`` and ``use_grid``
+    go to :func:`~twig.physics.collision.broad.find_pairs`; ``sleep_ticks`` <= 0 disables
+    sleeping, ``sleep_drift`` and ``sleep_step`` go to
+    :func:`~twig.physics.collision.sleep.update_sleep`; ``depenetration`` caps how far
+    contacts separate a pair beyond its approach; ``static_slide`` is the largest slide of
+    two bodies' capsules that static friction holds, see
+    :func:`~twig.physics.collision.response.contact_friction`). ``has_spheres`` enables the
+    swept test; ``rollers`` lists the free spheres that roll and ``node_roller`` gives each
+    node's rolling sphere or -1 (:mod:`~twig.physics.collision.rolling`).
 
     Returns (candidate pairs, contacts, pain hits) as counted by
     :func:`~twig.physics.collision.contacts.record_contacts`. When the pair buffers are too
     small for the candidates, nothing has moved and the contact count is -1: grow the buffers
     to at least the candidate count and call again with ``force``.
     """
+    (pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel, radius,
+     ground_normal, lock_pos, move_target, move_time, rest_anchor, friction_hold) = nodes
+    (link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane,
+     hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction) = constraints
+    (vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
+     vol_id, vol_body, vol_inertia, vol_rolling, vol_spin) = volumes
+    (has_spheres, rollers, node_roller, boxes, box_c, box_u, box_h, corner_push, corner_plane,
+     body_vols, body_vol_start, self_pairs, self_start, linked_keys, linked_bodies, build_lo,
+     build_hi, body_lo, body_hi, node_row, body_start, body_count, body_can_sleep, body_still,
+     pain, pain_threshold, pain_half_life) = collision
+    (pair_vol, pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active, hit_row,
+     hit_ids, pain_hits, pain_level, broad_stats) = pairs
+    (margin, lookahead, force, use_grid, sleep_drift, sleep_step, sleep_ticks, depenetration,
+     static_slide, gravity, dt, iterations) = settings
     n_pairs = np.int64(0)
     if vol_kind.shape[0] > 0:
         n_pairs = find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group,
@@ -132,7 +131,7 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     inert = np.empty((n, 3))
     wake_driven(pos, prev, acc, flags, body_start, body_count)
     integrate_nodes(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel,
-                    lock_pos, move_target, move_time, hold, gravity, dt, w, inert)
+                    lock_pos, move_target, move_time, friction_hold, gravity, dt, w, inert)
     depth = np.zeros(n)
     contact_friction_mu = np.zeros(n)
     if has_spheres:
@@ -157,10 +156,8 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
                            vol_radius, vol_coef, box_c, box_u, box_h, boxes, pair_vol, pair_i,
                            pair_f, active, n_active, dt, node_row, body_start, body_count,
                            it % 2 == REVERSED)
-        if boxes is not None:
-            boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h,
-                            plane_normal, plane_offset, corner_push, corner_plane,
-                            it % 2 == REVERSED)
+        boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
+                        plane_offset, corner_push, corner_plane, it % 2 == REVERSED)
     if n_pairs > 0:
         # Contacts came after the planes in the last iteration: nothing ends a tick underground.
         project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset,
@@ -168,12 +165,11 @@ def physics_tick(pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_re
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
               depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
-              body_start, inert, hold, static_slide, rollers, node_roller, vol_nodes, vol_radius,
-              vol_inertia, vol_rolling, vol_spin, boxes, dt)
-    if boxes is not None:
-        box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes,
-                           box_c, box_u, box_h, plane_normal, plane_friction, corner_push,
-                           corner_plane, depenetration)
+              body_start, inert, friction_hold, static_slide, rollers, node_roller, vol_nodes,
+              vol_radius, vol_inertia, vol_rolling, vol_spin, boxes, dt)
+    box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
+                       box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
+                       depenetration)
     if sleep_ticks > 0:
         update_sleep(pos, prev, rest_anchor, flags, body_start, body_count, body_can_sleep,
                      body_still, sleep_drift, sleep_step, sleep_ticks)
@@ -220,46 +216,45 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
 
 
 def array_args(world: PhysicsWorld, announce: bool = True) -> tuple:
-    """The array arguments of :func:`physics_tick` for ``world``, in order: node columns,
-    links in solver order, hinges, angle limits, planes, volumes, the topology-derived
-    collision arrays, the body table and the pair buffers (views of the world's state).
+    """The records of :func:`physics_tick` for ``world`` but its settings (views of the
+    world's state): :class:`~twig.physics.records.Nodes`, ``Constraints``, ``Volumes``,
+    ``Collision`` and ``Pairs``, each a plain tuple.
 
     ``boxes`` is None in a world without boxes: Numba then compiles the tick without the box
     tests (about 45 % of a first run's compile), and compiles the full tick when the first
     box is added. With ``announce``, says so on stderr when the tick for these arguments is
     neither loaded nor cached (:func:`~twig.physics.kernel_cache.announce_compile`)."""
-    nodes, vols, state = world.nodes, world.volumes, world.body_state
+    link_nodes, link_min, link_max, link_stiffness, n_exact = world._solver_links()
+    hinges, angles, planes = world.hinges, world.angles, world.planes
+    constraints = {
+        "link_nodes": link_nodes, "link_min": link_min, "link_max": link_max,
+        "link_stiffness": link_stiffness, "n_exact": n_exact, "hinge_nodes": hinges["nodes"],
+        "hinge_plane": hinges["plane"], "hinge_bend": hinges["bend_min"],
+        "angle_nodes": angles["nodes"], "angle_cos": angles["cos"],
+        "plane_normal": planes["normal"], "plane_offset": planes["offset"],
+        "plane_friction": planes["friction"]}
     col = dict(world._collision_arrays())
     if not len(col["boxes"]):
         col["boxes"] = None
-    args = (
-        *(nodes[k] for k in ("pos", "prev", "acc", "inv_mass", "flags", "damp_air",
-                             "damp_ground", "damp_ref", "damp_rel", "radius", "ground_normal",
-                             "lock_pos", "move_target", "move_time", "rest_anchor",
-                             "friction_hold")),
-        *world._solver_links(), world.hinges["nodes"], world.hinges["plane"],
-        world.hinges["bend_min"], world.angles["nodes"], world.angles["cos"],
-        world.planes["normal"], world.planes["offset"], world.planes["friction"],
-        *(vols[k] for k in ("kind", "nodes", "radius", "coef", "group", "mask", "friction",
-                            "passive", "id", "body", "inertia", "rolling_resistance", "spin")),
-        *(col[k] for k in ("has_spheres", "rollers", "node_roller", "boxes", "box_c", "box_u",
-                           "box_h", "corner_push", "corner_plane", "body_vols", "body_vol_start",
-                           "self_pairs", "self_start", "linked_keys", "linked_bodies",
-                           "build_lo", "build_hi", "body_lo", "body_hi", "node_row",
-                           "body_start", "body_count", "can_sleep")),
-        *(state[k] for k in ("still", "pain", "pain_threshold", "pain_half_life")),
-        world._pair_vol, world._pair_key, world._pair_seen, world._block_key,
-        world._block_start, world._pair_i, world._pair_f,
-        world._pair_active, world._hit_row, world._hit_ids, world._pain_hits, world._pain_level,
-        world.broad_stats)
+    state = world.body_state
+    col.update((k, state[k]) for k in ("still", "pain", "pain_threshold", "pain_half_life"))
+    pairs = {"pair_vol": world._pair_vol, "pair_key": world._pair_key,
+             "pair_seen": world._pair_seen, "block_key": world._block_key,
+             "block_start": world._block_start, "pair_i": world._pair_i,
+             "pair_f": world._pair_f, "active": world._pair_active, "hit_row": world._hit_row,
+             "hit_ids": world._hit_ids, "pain_hits": world._pain_hits,
+             "pain_level": world._pain_level, "broad_stats": world.broad_stats}
+    args = (pack(Nodes, world.nodes), pack(Constraints, constraints),
+            pack(Volumes, world.volumes), pack(Collision, col), pack(Pairs, pairs))
     if announce:
-        announce_compile((*args, *setting_args(world)))
+        announce_compile((*args, setting_args(world)))
     return args
 
 
 def setting_args(world: PhysicsWorld) -> tuple:
-    """The scalar arguments of :func:`physics_tick`: settings users may change between
-    ticks."""
+    """The :class:`~twig.physics.records.Settings` record of :func:`physics_tick`: settings
+    users may change between ticks, read every tick (a plain tuple built in the fields'
+    order: a named tuple's construction would cost microseconds a tick)."""
     dt = world.dt
     return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
             world.sleep_speed * world.sleep_seconds, world.sleep_jitter * dt,

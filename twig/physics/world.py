@@ -539,14 +539,13 @@ class PhysicsWorld(NodeControl, CollisionMixin):
 
     def _physics_tick(self) -> None:
         """The physics stage: the tick kernel, then contacts and pain; the tick count."""
-        n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(), *setting_args(self))
+        n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(), setting_args(self))
         if n_contacts < 0:
             # More candidate pairs than buffer rows: nothing moved; grow and list again.
             self._grow_pairs(2 * n_pairs)
             self.broad_stats[PAIRS] = 0
             self._col_force = True
-            n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(),
-                                                       *setting_args(self))
+            n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(), setting_args(self))
         self._col_force = False
         self._sense(n_contacts, n_pain)
         self.tick += 1

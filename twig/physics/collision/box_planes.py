@@ -29,6 +29,8 @@ def boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, pla
     reverse order (see :data:`~twig.physics.collision.narrow.REVERSED`). Accumulates each
     corner's push in ``corner_push`` (B, 8) and remembers the plane in ``corner_plane`` for
     friction."""
+    if boxes is None:  # a world without boxes: compiled to nothing
+        return
     nb = boxes.shape[0]
     npl = plane_normal.shape[0]
     for bb in range(nb):
@@ -57,6 +59,8 @@ def box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, 
     """Jakobsen friction at box corners that touched a plane this tick; marks the box's nodes
     GROUNDED (with that plane's normal) so that what lands on the box cannot push it down;
     and no box leaves a plane faster than ``max_rise`` m per tick (:func:`_no_launch`)."""
+    if boxes is None:  # a world without boxes: compiled to nothing
+        return
     for b in range(boxes.shape[0]):
         v = boxes[b]
         for corner in range(8):

@@ -1,0 +1,57 @@
+"""The tick's records (twig.physics.records): each field is the world's array or setting of
+that name, so a kernel unpacking a record in its fields' order gets what it names."""
+
+import numpy as np
+
+import twig
+from twig.motor.state import MotorNodes, MotorRows
+from twig.physics.records import RECORDS, Collision, Nodes, Settings, Volumes, pack
+from twig.physics.tick import array_args, setting_args
+
+
+def _world(box: bool) -> twig.World:
+    world = twig.World(seed=0)
+    world.add_humanoid("a", (0.0, 0.0, 0.0))
+    if box:
+        world.add_block("box", (1.0, 0.5, 0.0))
+    world.step()
+    return world
+
+
+def test_the_records_are_the_worlds_arrays_by_name():
+    world = _world(box=True)
+    records = array_args(world, announce=False)
+    assert len(records) + 1 == len(RECORDS)
+    for record, values in zip(RECORDS, records, strict=False):
+        assert len(values) == len(record._fields)
+    nodes, volumes = Nodes(*records[0]), Volumes(*records[2])
+    for name in Nodes._fields:
+        assert nodes._asdict()[name] is world.nodes[name]
+    for name in Volumes._fields:
+        assert volumes._asdict()[name] is world.volumes[name]
+    collision = Collision(*records[3])
+    assert collision.still is world.body_state["still"]
+    assert np.array_equal(collision.boxes, np.flatnonzero(world.volumes["kind"] == 1))
+    assert Collision(*array_args(_world(box=False), announce=False)[3]).boxes is None
+
+
+def test_the_settings_are_in_their_fields_order():
+    """The settings record is built positionally every tick (a named tuple costs
+    microseconds): each field must hold the setting it names."""
+    world = _world(box=False)
+    world.sleeping = True
+    settings = Settings(*setting_args(world))
+    assert settings.margin == world.broad_margin
+    assert settings.lookahead == world.broad_lookahead
+    assert settings.use_grid == world.broad_grid
+    assert settings.sleep_ticks == round(world.sleep_seconds / world.dt) > 0
+    assert settings.gravity is world.gravity
+    assert settings.dt == world.dt
+    assert settings.iterations == world.iterations
+
+
+def test_the_motor_records_are_the_tables_columns():
+    world = _world(box=False)
+    rows = MotorRows(*pack(MotorRows, world.motor.table))
+    assert rows.gaze_dir is world.motor.table["gaze_dir"]
+    assert MotorNodes(*pack(MotorNodes, world.nodes)).lock_pos is world.nodes["lock_pos"]

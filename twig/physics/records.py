@@ -1,0 +1,184 @@
+"""The physics tick's arguments as six named records, each declared once.
+
+:func:`~twig.physics.tick.physics_tick` takes one of each record below (box2d's step context,
+MuJoCo's model and data): a ``NamedTuple`` class whose fields name, in order, the arrays and
+numbers it carries. :func:`pack` fills a record from the world's tables by those names, and
+the kernel unpacks it in the same order. A column added to the tick is a field added here
+(and a name where the kernel unpacks it); the warm-up (:mod:`twig.warmup`) calls the stages
+with the same records.
+
+Records reach the kernel as plain tuples (:func:`pack` returns one): Numba types a tuple of
+arrays in its C dispatcher, a named tuple in Python, about 1 microsecond per field on every
+call. Shapes, dtypes and units are those of the tables the fields come from
+(:mod:`twig.physics.tables`, :mod:`twig.physics.collision.system`); N nodes, L links, V
+volumes, B bodies, P pair rows.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class Nodes(NamedTuple):
+    """The node table's columns the tick reads and writes (``world.nodes``), by their names."""
+
+    pos: np.ndarray
+    prev: np.ndarray
+    acc: np.ndarray
+    inv_mass: np.ndarray
+    flags: np.ndarray
+    damp_air: np.ndarray
+    damp_ground: np.ndarray
+    damp_ref: np.ndarray
+    damp_rel: np.ndarray
+    radius: np.ndarray
+    ground_normal: np.ndarray
+    lock_pos: np.ndarray
+    move_target: np.ndarray
+    move_time: np.ndarray
+    rest_anchor: np.ndarray
+    friction_hold: np.ndarray
+
+
+class Constraints(NamedTuple):
+    """Links in solver order (the ``n_exact`` exactly solved first; ``link_nodes`` (L, 2)
+    uint32), knee hinges, angle limits and static planes."""
+
+    link_nodes: np.ndarray
+    link_min: np.ndarray
+    link_max: np.ndarray
+    link_stiffness: np.ndarray
+    n_exact: int
+    hinge_nodes: np.ndarray
+    hinge_plane: np.ndarray
+    hinge_bend: np.ndarray
+    angle_nodes: np.ndarray
+    angle_cos: np.ndarray
+    plane_normal: np.ndarray
+    plane_offset: np.ndarray
+    plane_friction: np.ndarray
+
+
+class Volumes(NamedTuple):
+    """The volume table's columns (``world.volumes``), by their names."""
+
+    kind: np.ndarray
+    nodes: np.ndarray
+    radius: np.ndarray
+    coef: np.ndarray
+    group: np.ndarray
+    mask: np.ndarray
+    friction: np.ndarray
+    passive: np.ndarray
+    id: np.ndarray
+    body: np.ndarray
+    inertia: np.ndarray
+    rolling_resistance: np.ndarray
+    spin: np.ndarray
+
+
+class Collision(NamedTuple):
+    """Arrays derived from the topology (rebuilt when it changes: the rolling spheres, the
+    boxes (None in a world without any: the tick is then compiled without the box code), their
+    frames, each body's volumes and self pairs, the linked pairs, the broad phase's grown
+    boxes, each node's body row) and the body state the tick uses (sleep counters, pain)."""
+
+    has_spheres: bool
+    rollers: np.ndarray
+    node_roller: np.ndarray
+    boxes: np.ndarray | None
+    box_c: np.ndarray
+    box_u: np.ndarray
+    box_h: np.ndarray
+    corner_push: np.ndarray
+    corner_plane: np.ndarray
+    body_vols: np.ndarray
+    body_vol_start: np.ndarray
+    self_pairs: np.ndarray
+    self_start: np.ndarray
+    linked_keys: np.ndarray
+    linked_bodies: np.ndarray
+    build_lo: np.ndarray
+    build_hi: np.ndarray
+    body_lo: np.ndarray
+    body_hi: np.ndarray
+    node_row: np.ndarray
+    body_start: np.ndarray
+    body_count: np.ndarray
+    can_sleep: np.ndarray
+    still: np.ndarray
+    pain: np.ndarray
+    pain_threshold: np.ndarray
+    pain_half_life: np.ndarray
+
+
+class Pairs(NamedTuple):
+    """The broad phase's candidate list and the contact rows (P rows each; see
+    :mod:`twig.physics.collision.response` for ``pair_f``'s slots), this tick's hits and
+    pain, and the broad phase's counters."""
+
+    pair_vol: np.ndarray
+    pair_key: np.ndarray
+    pair_seen: np.ndarray
+    block_key: np.ndarray
+    block_start: np.ndarray
+    pair_i: np.ndarray
+    pair_f: np.ndarray
+    active: np.ndarray
+    hit_row: np.ndarray
+    hit_ids: np.ndarray
+    pain_hits: np.ndarray
+    pain_level: np.ndarray
+    broad_stats: np.ndarray
+
+
+class Settings(NamedTuple):
+    """Numbers users may change between ticks, in the units the kernels use."""
+
+    margin: float
+    """The broad phase's margin on each volume's grown box (m)."""
+    lookahead: float
+    """Ticks of each volume's last motion added to its grown box."""
+    force: bool
+    """Rebuild the pair list this tick."""
+    use_grid: bool
+    """Pair bodies through the uniform grid (else every pair of bodies)."""
+    sleep_drift: float
+    """Most a sleeping candidate may drift from where it came to rest (m)."""
+    sleep_step: float
+    """Most a node of a sleeping candidate may move in one tick (m)."""
+    sleep_ticks: int
+    """Still ticks before a body sleeps; <= 0 disables sleeping."""
+    depenetration: float
+    """How far contacts may separate a pair beyond its approach in one tick (m)."""
+    static_slide: float
+    """Largest slide of two bodies' capsules that static friction holds (m; 0: none)."""
+    gravity: np.ndarray
+    """Gravity (3,) (m/s^2)."""
+    dt: float
+    """The tick (s)."""
+    iterations: int
+    """Relaxation iterations per tick."""
+
+
+RECORDS: tuple[type[NamedTuple], ...] = (Nodes, Constraints, Volumes, Collision, Pairs,
+                                         Settings)
+"""The records in the order :func:`~twig.physics.tick.physics_tick` takes them."""
+
+
+def pack(record: type[NamedTuple], source: Mapping[str, Any]) -> tuple:
+    """The values of ``record``'s fields taken from ``source`` by name, in field order, as the
+    plain tuple a kernel takes."""
+    return _getter(record)(source)
+
+
+@functools.cache
+def _getter(record: type[NamedTuple]) -> operator.itemgetter:
+    """Takes ``record``'s fields out of a mapping in one call (a kernel's records are packed
+    every tick: the motor kernel's)."""
+    return operator.itemgetter(*record._fields)
