@@ -25,11 +25,24 @@ from twig.physics import PhysicsWorld
 
 T = TypeVar("T")
 
-MAX_SPEED = 64.0
-"""Largest speed factor (simulated seconds per wall-clock second)."""
+MIN_SPEED, MAX_SPEED = 0.01, 64.0
+"""Smallest and largest speed factor (simulated seconds per wall-clock second)."""
+TURN = 0.008
+"""Longest wait (s) between two turns of the loop: half a tick at speed 1, whatever the speed
+(or pause), so queued requests run at least this often."""
 SLICE = 0.01
 """Most wall-clock seconds of single steps run back to back while paused before queued work
 runs again (``world: step 30000`` is sliced, not run in one go)."""
+
+
+def check_speed(speed: float) -> float:
+    """``speed`` as a float, if it is a speed factor from :data:`MIN_SPEED` to
+    :data:`MAX_SPEED`; else TwigError."""
+    if not (isinstance(speed, int | float) and not isinstance(speed, bool)
+            and MIN_SPEED <= speed <= MAX_SPEED):
+        raise TwigError(f"speed must be a number from {MIN_SPEED:g} to {MAX_SPEED:g}, "
+                        f"got {speed!r}")
+    return float(speed)
 
 
 class RealTime:
@@ -40,7 +53,7 @@ class RealTime:
     world
         The world this loop owns from :meth:`start` until :meth:`stop`.
     speed
-        Simulated seconds per wall-clock second, in (0, MAX_SPEED].
+        Simulated seconds per wall-clock second, from MIN_SPEED to MAX_SPEED.
     paused
         Start paused (queued work still runs; :meth:`step_once` advances one tick).
     max_catchup
@@ -51,10 +64,13 @@ class RealTime:
     def __init__(self, world: PhysicsWorld, speed: float = 1.0, paused: bool = False,
                  max_catchup: int = 6) -> None:
         self.world = world
-        self._speed = self._check_speed(speed)
+        self._speed = check_speed(speed)
         self.paused = paused
         self.max_catchup = max_catchup
         self.on_frame: list[Callable[[PhysicsWorld], None]] = []
+        self.on_turn: list[Callable[[], None]] = []
+        """Called once per turn of the loop (at least every :data:`TURN` seconds), after the
+        queued work and the ticks due: the server runs its clients' requests there."""
         self.on_failure: list[Callable[[str], None]] = []
         self.failure: str | None = None
         self._work: queue.SimpleQueue[tuple[Callable[[], Any], Future]] = queue.SimpleQueue()
@@ -62,13 +78,11 @@ class RealTime:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self._pace = (0.0, 0, 0)
+        self.held = False
+        """Whether the last turn stopped short of the ticks due, waiting for a background
+        result (:mod:`twig.background`)."""
         self.ticks_run = 0
-
-    @staticmethod
-    def _check_speed(speed: float) -> float:
-        if not (isinstance(speed, int | float) and 0.0 < speed <= MAX_SPEED):
-            raise TwigError(f"speed must be a number in (0, {MAX_SPEED:g}], got {speed!r}")
-        return float(speed)
 
     @property
     def speed(self) -> float:
@@ -77,7 +91,7 @@ class RealTime:
 
     @speed.setter
     def speed(self, value: float) -> None:
-        self._speed = self._check_speed(value)
+        self._speed = check_speed(value)
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         """Run ``fn()`` on the loop's thread before the next tick; its result or exception
@@ -129,40 +143,52 @@ class RealTime:
                 future.set_exception(e)
 
     def _run(self) -> None:
-        dt = self.world.dt
-        origin = time.perf_counter()
-        due_base = 0  # ticks owed since ``origin`` (reset when paused or after a stall)
-        done = 0
+        self._pace = (time.perf_counter(), 0, 0)
         while not self._stop.is_set():
-            self._drain()
-            ticks = 0
-            if self.paused:
-                ticks = self._single_steps
-                origin, due_base, done = time.perf_counter(), 0, 0
-            else:
-                due = due_base + int((time.perf_counter() - origin) * self._speed / dt)
-                ticks = due - done
-                if ticks > self.max_catchup:
-                    # Fell behind (a slow tick, a pause of the process): slip the clock.
-                    origin, due_base, done = time.perf_counter(), 0, 0
-                    ticks = self.max_catchup
-            ready = ticks_ready(self.world) if ticks > 0 else None
-            held = ready is not None and ready < ticks
-            if held:
-                ticks = ready  # a background result is not in yet: serve, step no further
-            if ticks > 0:
-                ran = self._step(ticks, single=self.paused)
-                done += ran
-                for callback in list(self.on_frame):
-                    try:
-                        callback(self.world)
-                    except Exception:  # a viewer's or server's bug: logged, the loop goes on
-                        traceback.print_exc(file=sys.stderr)
-            if self.paused and self._single_steps and not held:
-                continue  # more single steps: run queued work, then the next slice
-            wait = dt / self._speed if not self.paused else 0.05
-            self._wake.wait(wait * 0.5)
-            self._wake.clear()
+            try:
+                self._turn()
+            except Exception as e:  # a bug of the loop itself: said, paused, still serving
+                self._fail(e, "the real-time loop failed with")
+                self._wake.wait(0.05)
+                self._wake.clear()
+
+    def _turn(self) -> None:
+        """Run queued work, then the ticks due (at most up to a background result not yet
+        in), then wait for the next tick or for work."""
+        self._drain()
+        dt = self.world.dt
+        # ``origin``: when counting started; ``owed``: ticks due then; ``done``: ran since.
+        origin, owed, done = self._pace
+        if self.paused:
+            ticks = self._single_steps
+            origin, owed, done = time.perf_counter(), 0, 0
+        else:
+            ticks = owed + int((time.perf_counter() - origin) * self._speed / dt) - done
+            if ticks > self.max_catchup:
+                # Fell behind (a slow tick, a pause of the process): slip the clock.
+                origin, owed, done = time.perf_counter(), 0, 0
+                ticks = self.max_catchup
+        ready = ticks_ready(self.world) if ticks > 0 else None
+        held = self.held = ready is not None and ready < ticks
+        if held:
+            ticks = ready  # a background result is not in yet: serve, step no further
+        if ticks > 0:
+            done += self._step(ticks, single=self.paused)
+            for callback in list(self.on_frame):
+                try:
+                    callback(self.world)
+                except Exception:  # a viewer's or server's bug: logged, the loop goes on
+                    traceback.print_exc(file=sys.stderr)
+        self._pace = (origin, owed, done)
+        for callback in list(self.on_turn):
+            try:
+                callback()
+            except Exception:  # the server's bug: logged, the loop goes on
+                traceback.print_exc(file=sys.stderr)
+        if self.paused and self._single_steps and not held:
+            return  # more single steps: run queued work, then the next slice
+        self._wake.wait(min(TURN, 0.5 * dt / self._speed))
+        self._wake.clear()
 
     def _step(self, ticks: int, single: bool) -> int:
         """Run ``ticks`` ticks (``single``: that many of the single steps, for at most
@@ -178,17 +204,18 @@ class RealTime:
                     self._single_steps -= 1
                     self.world.step(1)
         except Exception as e:
-            self._fail(e)
+            self._fail(e, "a tick failed with")
         ran = self.world.tick - before
         self.ticks_run += ran
         return ran
 
-    def _fail(self, error: Exception) -> None:
-        """A tick raised: the world cannot go on as it is. Pause (queued work and queries
-        still run; ``world: resume`` tries again) and say why, on the log and to listeners."""
+    def _fail(self, error: Exception, what: str) -> None:
+        """A tick (or the loop) raised: the world cannot go on as it is. Pause (queued work
+        and queries still run; ``world: resume`` tries again) and say ``what`` happened, on
+        the log and to listeners."""
         self.paused = True
         self._single_steps = 0
-        self.failure = (f"the world stopped at tick {self.world.tick}: a tick failed with "
+        self.failure = (f"the world stopped at tick {self.world.tick}: {what} "
                         f"{describe(error)}; it is paused (world: resume tries again)")
         print(f"twig: {self.failure}", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)

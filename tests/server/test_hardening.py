@@ -186,6 +186,27 @@ def test_step_30000_while_paused_does_not_stall_other_clients(start_server, teln
     assert served.server.world.tick > tick + 100      # and the steps are running
 
 
+@pytest.mark.parametrize("setup", ["world: speed 0.01", "world: pause"])
+def test_a_burst_of_one_client_does_not_hold_up_another_at_any_speed(start_server, telnet,
+                                                                     setup):
+    """Requests beyond the per-tick budget waited for the next tick: at speed 0.01 that is
+    1.7 s; and a paused world ran a whole burst before a later request of another client."""
+    served = start_server()
+    a, b = telnet(served.port), telnet(served.port)
+    a.send(f"#0 {setup}")
+    assert a.line() == "done 0"
+    burst = "".join(f"#{k} world: spawn rope r{k} start=(0, 1, 3) segments=200\n"
+                    f"#{k + 1} world: remove r{k}\n" for k in range(1, 250, 2))
+    a.sock.sendall(burst.encode())                    # 250 requests, about 3 s of work
+    a.line()                                          # the burst has started
+    start = time.monotonic()
+    b.send("#1 world: time")
+    assert b.line(timeout=30).startswith("value 1 ")
+    assert time.monotonic() - start < 0.5
+    for _ in range(249):
+        assert a.line(timeout=60).startswith("done ")
+
+
 def test_a_long_motion_graph_walk_is_refused_at_once_naming_the_limit(start_server, telnet):
     served = start_server(twig.load_scene("playground"))
     a = telnet(served.port)
@@ -272,6 +293,24 @@ def test_an_http_request_on_the_tcp_port_gets_one_error_and_runs_nothing(start_s
     assert "from_http" not in [b.name for b in served.server.world.bodies]
 
 
+@pytest.mark.parametrize("request_line", [b"GET /" + b"a" * 9000 + b" HTTP/1.1",
+                                          b"POST /x?" + b"q" * 9000, b"OPTIONS * HTTP/1.0"],
+                         ids=["long-url", "long-no-version", "asterisk"])
+def test_an_http_request_line_however_long_closes_the_connection(start_server, telnet,
+                                                                  request_line):
+    """An HTTP request line over the line limit was refused as too long and the connection
+    stayed, so the body line after it ran."""
+    served = start_server()
+    t = telnet(served.port)
+    t.sock.sendall(request_line + b"\r\nHost: x\r\n\r\n"
+                   b"world: spawn ball from_http position=(0, 1, 0)\n")
+    assert t.line().startswith("error this is twig's line protocol, not HTTP")
+    with pytest.raises(ConnectionError):
+        t.line()
+    time.sleep(0.2)
+    assert "from_http" not in [b.name for b in served.server.world.bodies]
+
+
 # ---------------------------------------------------------------- 5. no Python leaks
 @pytest.mark.parametrize("line", ["world: wait 1e308", "ball: push (0,0,0) seconds=1e308",
                                   "kid: touching within=1e308", "world: wait 1" + "0" * 4400,
@@ -289,6 +328,22 @@ def test_huge_numbers_get_a_clear_error_and_the_connection_stays(start_server, t
     assert reply.startswith("error 1 ") and ("1e+09" in reply or "characters" in reply), reply
     t.send("#2 world: time")
     assert t.line().startswith("value 2 ")
+
+
+@pytest.mark.parametrize("factor", ["1e-320", "0.001", "65"])
+def test_a_speed_out_of_range_is_refused_and_the_world_runs_on(start_server, telnet, factor):
+    """``world: speed 1e-320`` was accepted (above 0) and the real-time loop then died on
+    its wait (``dt / speed`` overflows): no client was answered again."""
+    served = start_server()
+    t = telnet(served.port)
+    t.send(f"#1 world: speed {factor}")
+    reply = _clean(t.line())
+    assert reply.startswith("error 1 ") and "from 0.01 to 64" in reply, reply
+    tick = served.server.world.tick
+    time.sleep(0.3)
+    t.send("#2 world: time")
+    assert t.line(timeout=5).startswith("value 2 ")
+    assert served.server.world.tick > tick + 5        # still stepping
 
 
 # ---------------------------------------------------------------- 6. smaller

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from twig.action import Action
 from twig.commands import Json, command
-from twig.errors import ScriptError, TwigError
+from twig.errors import ScriptError
 from twig.physics import Body, PhysicsWorld
-from twig.realtime import MAX_SPEED
+from twig.realtime import check_speed
 from twig.script.watch import Watches
 
 if TYPE_CHECKING:
@@ -55,9 +55,7 @@ class FreeClock:
 
     @speed.setter
     def speed(self, value: float) -> None:
-        if not (math.isfinite(value) and 0.0 < value <= MAX_SPEED):
-            raise TwigError(f"speed must be a number in (0, {MAX_SPEED:g}], got {value!r}")
-        self._speed = value
+        self._speed = check_speed(value)
 
     def step_once(self, ticks: int = 1) -> None:
         """Nothing to do: the world is stepped by whoever runs it."""
@@ -129,7 +127,7 @@ class WorldTarget:
         Parameters
         ----------
         factor
-            Simulated seconds per wall-clock second (above 0, at most 64).
+            Simulated seconds per wall-clock second (0.01 to 64).
         """
         self.session.clock.speed = factor
 

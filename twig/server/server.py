@@ -38,10 +38,12 @@ from twig.server.protocol import Request, format_reply, parse_request, request_i
 from twig.server.record import Recorder
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-HTTP_REQUEST = re.compile(rb"[A-Z]{3,10} \S+ HTTP/\d")
-"""An HTTP request line (a browser's form post to the TCP port): refused, connection closed."""
-BUDGET = 0.004
-"""Seconds of client requests the world's thread runs per tick while the clock runs."""
+HTTP_REQUEST = re.compile(rb"[A-Z]{3,10} (?:[/*]|https?://|\S+ HTTP/\d)")
+"""The start of an HTTP request line (a browser's form post to the TCP port), however long:
+refused, connection closed. No twig line starts so (a target is followed by ``:``)."""
+BUDGET, WINDOW = 0.004, 1 / 60
+"""Seconds of client requests the world's thread runs per ``WINDOW`` seconds of wall-clock
+time (a tick at speed 1) while the clock runs."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,7 @@ class Connection:
         if self.closed:
             return
         if HTTP_REQUEST.match(line):
-            self.write("error this is twig's line protocol, not HTTP (docs/protocol.md); "
-                       "closing the connection")
-            self.close(flush=True)
+            self._refuse_http()
             return
         if not self.authorised:
             self._authorise(line)
@@ -112,8 +112,16 @@ class Connection:
         self.pending += 1
         self.server.enqueue(self, request)
 
+    def _refuse_http(self) -> None:
+        self.write("error this is twig's line protocol, not HTTP (docs/protocol.md); "
+                   "closing the connection")
+        self.close(flush=True)
+
     def too_long(self, head: bytes) -> None:
         """The line starting with ``head`` exceeded the limit and was dropped."""
+        if HTTP_REQUEST.match(head):
+            self._refuse_http()
+            return
         self.submit(Request(request_id(head), None,
                             f"line too long (max {self.server.limits.max_line} bytes)"))
 
@@ -204,9 +212,10 @@ class Server:
         self.commands_run = 0
         self._handler_session: Session | None = None
         self._backlog: dict[Connection, deque[Request]] = {}
-        self._budget_tick = -1
+        self._window = -WINDOW
         self._budget_left = BUDGET
-        clock.on_frame.append(self._after_ticks)
+        self._continued = False
+        clock.on_turn.append(self._on_turn)
         clock.on_failure.append(self._failure)
 
     # ------------------------------------------------------------------ lifecycle
@@ -290,21 +299,26 @@ class Server:
             self._backlog.setdefault(conn, deque()).append(request)
         self._run_backlog()
 
-    def _after_ticks(self, world: PhysicsWorld) -> None:
+    def _on_turn(self) -> None:
         if self._backlog:
             self._run_backlog()
 
     def _run_backlog(self) -> None:
         """Run queued requests, the clients taking turns (one request each per round, so no
         client's burst delays another's request by more than a round), at most ``BUDGET``
-        seconds of them per tick while the clock runs (the rest wait for the next tick), so
-        the tick rate holds under load."""
-        if self.world.tick != self._budget_tick:
-            self._budget_tick, self._budget_left = self.world.tick, BUDGET
+        seconds of them per ``WINDOW`` of wall-clock time while the clock runs (the rest wait
+        for the loop's next turn, at most :data:`~twig.realtime.TURN` later), so the tick
+        rate holds under load, at any speed. While no tick comes (paused, or waiting for a
+        background result) each call runs one budget and queues the rest behind the work
+        that arrived meanwhile, so a newer request of another client has its turn at once."""
+        now = time.perf_counter()
+        idle = self.clock.paused or self.clock.held
+        if idle or now - self._window >= WINDOW:
+            self._window, self._budget_left = now, BUDGET
         backlog = self._backlog
-        while backlog and (self._budget_left > 0 or self.clock.paused):
+        while backlog and self._budget_left > 0:
             for conn in list(backlog):
-                if not (self._budget_left > 0 or self.clock.paused):
+                if self._budget_left <= 0:
                     break
                 queue = backlog.pop(conn)  # re-inserted last: the next client goes first
                 start = time.perf_counter()
@@ -312,9 +326,16 @@ class Server:
                 if queue:
                     backlog[conn] = queue
                 self._budget_left -= time.perf_counter() - start
+        if backlog and idle and not self._continued:
+            self._continued = True
+            self.clock.submit(self._continue_backlog)
         if self.recorder is not None:
             with contextlib.suppress(OSError):  # the next write fails too, and says so
                 self.recorder.flush()
+
+    def _continue_backlog(self) -> None:
+        self._continued = False
+        self._run_backlog()
 
     def _run_one(self, conn: Connection, request: Request) -> None:
         """Run one request and send its replies; whatever goes wrong is its error reply."""
