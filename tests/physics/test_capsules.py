@@ -1,9 +1,8 @@
 """The lean capsule-capsule contact (twig.physics.collision.capsules) does what the general
 contact code (``projection.project_contact`` with Jakobsen's affine rule) does for two
-capsules, to rounding:
-the kernels are compiled with fast-math flags (:data:`twig.physics.hot.OPTIONS`), so LLVM may
-fuse and reorder the same arithmetic differently in each, and the general path's closest points
-are formed here in Python."""
+capsules, to rounding: the kernels are compiled with fast-math flags
+(:data:`twig.physics.hot.OPTIONS`), so the same arithmetic may round differently in each, and
+the general path's closest points are formed here in Python."""
 
 import math
 
