@@ -102,6 +102,21 @@ def test_version_and_every_help_shows_its_defaults(capsys):
             assert default in text, (command, default)
 
 
+def test_every_command_has_help(capsys):
+    """``--help`` of every command prints its usage (a ``%`` in an option's help once made
+    argparse fail on ``twig check --help``)."""
+    import argparse
+
+    from twig.cli import _parser
+
+    commands = next(a for a in _parser()._actions
+                    if isinstance(a, argparse._SubParsersAction)).choices
+    for command in commands:
+        with pytest.raises(SystemExit) as stop:
+            main([command, "--help"])
+        assert stop.value.code == 0 and f"usage: twig {command}" in capsys.readouterr().out
+
+
 def test_the_benchmark_script_help_does_not_start_the_benchmark():
     done = subprocess.run([sys.executable, "benchmarks/run.py", "--help"], capture_output=True,
                           text=True, timeout=60, cwd=Path(__file__).resolve().parents[1])

@@ -105,7 +105,8 @@ def add_check_parser(sub: argparse._SubParsersAction) -> None:
                             "max or min as in docs/believability.md); repeatable")
     for m in METRICS:
         check.add_argument(f"--{m.bound}-{m.flag}", type=float, default=None, metavar="X",
-                           dest=f"limit_{m.key}", help=f"{m.bound} {m.help}")
+                           dest=f"limit_{m.key}",
+                           help=f"{m.bound} {m.help}".replace("%", "%%"))
 
 
 def thresholds(args: argparse.Namespace) -> dict[str, dict[str, float]]:
