@@ -165,9 +165,10 @@ def attach_scene_script(world: World, info: SceneInfo) -> Interpreter:
     except ParseError as e:
         raise SceneError(f"{info.path}: [scene]: field 'script': {e}") from None
     # Workaround: a scene's characters get one tick under motor control before its script's
-    # first line. Commands given before the motor kernel's first call (a hold-for-use in the
-    # office) made the boss's links stretch 6.3 % (p99 over 3 s) instead of 4.3 % and the
-    # pen slip from the hand; the cause is not yet found.
+    # first line. The office's grasps succeed or not with the tick its script starts at: from
+    # tick 0 the boss's hand shoves the clipboard up and away instead of reaching its grip,
+    # from tick 6 it cannot take hold of the pen, from 1-4, 10 and 20 the script finishes. So
+    # the grasps are fragile, rather than the motor's first call special; tick 1 works.
     start = world.tick + (1 if world.characters else 0)
     interpreter = Interpreter(world, calls, start_tick=start)
     world.script = interpreter
