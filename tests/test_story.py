@@ -18,8 +18,9 @@ def told(lines: list[str]) -> list[tuple[float, str]]:
 
 
 def test_the_playground_story_tells_the_pain_withdrawal_and_the_hug():
-    # seed 1: kid2 runs into the kid at 14.8 s (17 J), and the kid hugs its parent at 21.8 s
-    world = twig.load_scene("playground", seed=1)
+    # seed 21: the kid and kid2 run into each other at 8.6 s (7.0 J), and the kid hugs its
+    # parent at 14.7 s
+    world = twig.load_scene("playground", seed=21)
     with Story(world) as story:
         world.run(seconds=45)
     events = told(story.lines())
