@@ -42,9 +42,9 @@ METRICS = (
     Metric("jump_m", "jump", "max", "jump m", "largest move of a character's node in one "
            "30 fps frame, m"),
     Metric("stretch_p99_pct", "stretch-p99", "max", "stretch p99 %", "99th percentile over "
-           "frames of the largest visible link error, %"),
+           "frames of the largest visible link error, %%"),
     Metric("stretch_max_pct", "stretch", "max", "stretch max %", "largest visible link "
-           "error, %"),
+           "error, %%"),
     Metric("falls_pain", "falls-pain", "min", "falls pain", "falls with pain in the 3 s "
            "before"),
     Metric("adult_falls_unexplained", "adult-falls", "max", "adult falls", "adult falls "
@@ -52,7 +52,7 @@ METRICS = (
     Metric("child_falls_no_pain", "child-falls", "max", "child falls", "child falls "
            "without pain in the 3 s before"),
     Metric("child_lean_pct", "lean", "max", "lean %", "a child's frames (not down) with "
-           "the trunk past 45 degrees, %"),
+           "the trunk past 45 degrees, %%"),
     Metric("hug_hands_min", "hug-hands", "min", "hug hands", "least share of a joined "
            "hug's first second with both hands within 0.3 m of the partner's trunk"),
     Metric("prop_speed_ms", "prop-speed", "max", "prop m/s", "fastest prop node (balls "
