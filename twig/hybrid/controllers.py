@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from twig.bodies.frames import pelvis_frame
-from twig.hybrid.blend import OffsetBlend, finished, smoothstep
+from twig.hybrid.blend import OffsetBlend, finished, hold_lengths, smoothstep
 from twig.hybrid.clip import Clip
 from twig.hybrid.retarget import rebuild
 from twig.hybrid.similarity import heading, root, yaw_matrix
@@ -169,8 +169,9 @@ class ClipPlayer(Controller):
         positions, which shortens a limb that turns between the two poses (a forearm
         swinging from one side to the other passes near its elbow): so a blended pose is
         re-projected onto the clip's bone lengths, each bone keeping its blended direction
-        (:func:`~twig.hybrid.retarget.rebuild`), and no node is blended below both the
-        height it started from and the clip's."""
+        (:func:`~twig.hybrid.retarget.rebuild`), then every rigid link, braces included, onto
+        its length in the clip (:func:`~twig.hybrid.blend.hold_lengths`); and no node is
+        blended below both the height it started from and the clip's."""
         clip = self.target()
         p = clip
         if self.offset is not None:
@@ -187,7 +188,7 @@ class ClipPlayer(Controller):
                 self.fade = None
         if p is clip:
             return p
-        return rebuild(p[None], clip, 0.5 * (p[None, 10] + p[None, 13]))[0]
+        return hold_lengths(rebuild(p[None], clip, 0.5 * (p[None, 10] + p[None, 13]))[0], clip)
 
     def act(self, sup: Supervisor) -> None:
         dt = sup.world.dt

@@ -16,9 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
+from twig.bodies.humanoid import NODE_NAMES
+from twig.hybrid.blend import smoothstep
 from twig.hybrid.clip import Clip, ClipRecorder, loop_cut, save_clip
 from twig.hybrid.library import library_folder
 from twig.world import World
+
+FPS = 30.0
+"""Frames per second of the clips."""
 
 
 def _world() -> tuple[World, object]:
@@ -88,28 +93,53 @@ def sit() -> Clip:
     return recorder.clip("sit")
 
 
+LIE_SECONDS, SIT_UP_SECONDS = 0.3, 1.5
+"""The fall-recovery clip lies still this long, then sits up over this long, seconds."""
+LIE_HEIGHT = 0.1
+"""Lying, no node of the upper body is lower than this (m), unless it was sitting."""
+UPPER = ("head", "neck", "chest", "pelvis", "l_shoulder", "l_elbow", "l_hand", "r_shoulder",
+         "r_elbow", "r_hand")
+"""The nodes that turn about the hips' axis as the body sits up."""
+
+
 def fall_recovery() -> Clip:
-    """Lying on the back to standing: a sit-up (a limp fall back from sitting on the ground,
-    played backwards at half speed) and then standing up from the ground."""
-    seated = {}
-    for phase in ("fall", "rise"):
-        world, actor = _world()
-        _until_done(world, actor.sit(), 1.0)
-        recorder = ClipRecorder(actor)
-        if phase == "fall":
-            actor.go_limp()
-            world.run(seconds=1.5)
-        else:
-            _until_done(world, actor.stand_up(), 0.5)
-        seated[phase] = np.array(recorder.clip(phase).nodes)
-    back = seated["fall"][::-1]
-    moves = np.abs(np.diff(back, axis=0)).max(axis=(1, 2))
-    back = back[max(int(np.argmax(moves > 0.004)) - 2, 0):]  # from where it stirs
-    slow = np.empty((2 * len(back) - 1, *back.shape[1:]))  # half speed: midpoints between
-    slow[::2] = back
-    slow[1::2] = 0.5 * (back[:-1] + back[1:])
-    nodes = np.concatenate([slow, seated["rise"][1:]])
-    return Clip("fall-recovery", nodes, 30.0)
+    """Lying on the back to standing: a sit-up (the seated pose's upper body turned back about
+    the hips' axis until it lies on the ground, and up again along smoothstep) and then
+    standing up from the ground. A turn keeps every link at its length; the clip was made
+    from a seated figure going limp, played backwards, and the limp legs leapt (the feet
+    0.5 m in one frame, a shin stretched 28 % on playback)."""
+    world, actor = _world()
+    _until_done(world, actor.sit(), 1.0)
+    recorder = ClipRecorder(actor)
+    _until_done(world, actor.stand_up(), 0.5)
+    rise = np.array(recorder.clip("rise").nodes)
+    seated = rise[0]
+    upper = [NODE_NAMES.index(n) for n in UPPER]
+    l_hip, r_hip = seated[NODE_NAMES.index("l_hip")], seated[NODE_NAMES.index("r_hip")]
+    axis = (l_hip - r_hip) / np.linalg.norm(l_hip - r_hip)
+    centre = 0.5 * (l_hip + r_hip)
+    # Back as far as it goes with no node under 10 cm (its radius off the ground) that was
+    # not that low sitting.
+    floor = np.minimum(seated[upper, 1], LIE_HEIGHT)
+    lying = max(a for a in np.linspace(0.0, 0.5 * math.pi, 91)
+                if (_turned(seated, upper, centre, axis, a)[upper, 1] >= floor).all())
+    frames = []
+    for k in range(round((LIE_SECONDS + SIT_UP_SECONDS) * FPS)):
+        u = max(0.0, k / FPS - LIE_SECONDS) / SIT_UP_SECONDS
+        frames.append(_turned(seated, upper, centre, axis, lying * (1.0 - smoothstep(u))))
+    return Clip("fall-recovery", np.concatenate([np.array(frames), rise]), FPS)
+
+
+def _turned(pose: np.ndarray, nodes: list[int], centre: np.ndarray, axis: np.ndarray,
+            angle: float) -> np.ndarray:
+    """``pose`` (16, 3) with ``nodes`` turned back by ``angle`` (rad) about the line through
+    ``centre`` along the unit ``axis`` (Rodrigues; a left-hand turn about the hips'
+    left-pointing axis tips the torso backwards)."""
+    out = pose.copy()
+    p = pose[nodes] - centre
+    c, s = math.cos(-angle), math.sin(-angle)
+    out[nodes] = centre + p * c + np.cross(axis, p) * s + np.outer(p @ axis, axis) * (1.0 - c)
+    return out
 
 
 MAKERS: dict[str, Callable[[], Clip]] = {
