@@ -17,6 +17,7 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.frames import cross3, shoulder_frame
+from twig.motor.grips import closing_link, take_hold
 from twig.motor.state import HAND_CARRY, HAND_DRIVE, HAND_FREE, HAND_PULL
 from twig.motor.system import Task
 from twig.physics import Body, Link
@@ -257,7 +258,7 @@ class Grab(ArmTask):
         touching = np.linalg.norm(gap) < self.close + HAND_TOUCH * self.who.scale + 0.1 \
             and self._touches(hand)
         if near or touching or (low and np.linalg.norm(gap[[0, 2]]) < 1.5 * self.close):
-            self.who._grip(self.side, self.node, self.item)
+            take_hold(self.who, self.side, self.node, self.item)
             stoop(self.who, None)
             if self.carry:
                 # At the side, out and forward, the elbow bent (high enough that a child's
@@ -411,10 +412,11 @@ class Hug(ArmTask):
             clasp = gap < 0.12 or (behind and gap < reach and self.closing > 0.5)
             if clasp and self.hands_off_trunk() <= AROUND:
                 # Close enough to clasp (or as close as the arms get, round a big partner),
-                # with the arms round the partner: the zero-length link joins the pulled
-                # hands and squeezes them together (what the hands held before stays held).
-                self.join = world.add_link(self.who.node("l_hand"), self.who.node("r_hand"),
-                                           grab=True)
+                # with the arms round the partner: a link joins the pulled hands and closes,
+                # squeezing them together (what the hands held before stays held).
+                self.join = closing_link(world, self.who.node("l_hand"),
+                                         self.who.node("r_hand"))
+                self.who.motor.joins.append(self.join)
                 self.phase = "joined"
                 self.away = 0.0
                 self.redock_by = np.inf

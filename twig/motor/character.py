@@ -10,30 +10,26 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from twig.action import Action
 from twig.bodies.charts import atlas
-from twig.bodies.frames import facing, pelvis_frame
 from twig.bodies.humanoid import add_humanoid
-from twig.bodies.tethers import add_grip_tethers
 from twig.commands import Accepts, Heading, Item, Json, Place, Vector, command, register_handle
 from twig.errors import UnknownNameError
 from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
 from twig.motor.gestures import GestureError, Play, builtin_gestures, load_gesture
+from twig.motor.grips import let_go
 from twig.motor.locomotion import Kick, Sit, StandUp, TurnTo, WalkTo
 from twig.motor.manipulation import HoldForUse, Write
+from twig.motor.motor_body import MotorBody
 from twig.motor.state import HAND_FREE, PASSIVE, STAND
 from twig.motor.targets import Target, TargetError, look_node, resolve, target_body
 from twig.physics import Body, PhysicsWorld
 from twig.physics.validate import as_points
-
-if TYPE_CHECKING:
-    from twig.motor.system import MotorSystem
-
 
 Hand = Literal["left", "right", "both"]
 OneHand = Literal["left", "right"]
@@ -41,108 +37,11 @@ GestureName = Annotated[str, Accepts("named", builtin_gestures, ".toml")]
 """A built-in gesture (``wave``...) or a gesture file's ``.toml`` path."""
 
 
-class Character(Body):
+class Character(MotorBody):
     """A humanoid under motor control: stands by itself and takes commands.
 
     Obtain one from ``world.add_humanoid(...)`` or ``world.body(name)``.
     """
-
-    # ------------------------------------------------------------------ plumbing
-    @property
-    def motor(self) -> MotorSystem:
-        return self.world.motor
-
-    @property
-    def _table(self):
-        return self.world.motor.table
-
-    @property
-    def _row(self) -> int:
-        return self.world.motor.row(self)
-
-    def _action(self, name: str) -> Action:
-        return Action(name, self.name, self.world.events)
-
-    def _failed(self, name: str, reason: str) -> Action:
-        return Action.failed(name, self.name, reason, self.world.events)
-
-    # ------------------------------------------------------------------ what a viewer sees
-    @property
-    def hips(self) -> np.ndarray:
-        """Centre of the hips, metres, shape (3,)."""
-        return 0.5 * (self.node_position("l_hip") + self.node_position("r_hip"))
-
-    @property
-    def heading(self) -> float:
-        """Facing of the pelvis, radians about +y (0 faces +z)."""
-        return facing(self)
-
-    @property
-    def behavior(self) -> str | None:
-        """The current top-level behaviour (``"play-ball"``) if the character is autonomous
-        (:mod:`twig.behavior`), else None. Asked of the world's behaviour system, if any."""
-        system = self.world.systems.get("behavior")
-        return None if system is None else system.behavior_of(self)
-
-    @property
-    def pain(self) -> float:
-        """Current pain level, joules of recent impacts (decaying)."""
-        return self.world.pain(self)
-
-    @property
-    def mode(self) -> str:
-        """``"standing"`` (posture and gait on), ``"sitting"`` or ``"limp"``."""
-        return {PASSIVE: "limp", STAND: "standing"}.get(int(self._table["mode"][self._row]),
-                                                        "sitting")
-
-    @property
-    def walk_velocity(self) -> np.ndarray:
-        """The ground velocity the gait is following now, m/s, shape (3,)."""
-        return self._table["walk_cmd"][self._row].copy()
-
-    @property
-    def gaze_direction(self) -> np.ndarray:
-        """Where the face points (unit vector): the gaze target, else the walk direction."""
-        return self._table["gaze_dir"][self._row].copy()
-
-    @property
-    def steps(self) -> int:
-        """Steps taken so far."""
-        return int(self._table["steps"][self._row])
-
-    @property
-    def actions(self) -> list[Action]:
-        """The actions running now."""
-        return self.motor.running(self)
-
-    @property
-    def scale(self) -> float:
-        """Size relative to the 1.75 m adult."""
-        return float(self._table["scale"][self._row])
-
-    @property
-    def arm_length(self) -> float:
-        """Shoulder to elbow to hand, metres."""
-        return float(self._table["arm"][self._row])
-
-    @property
-    def hugging(self) -> bool:
-        """Whether a hug is under way (until its ``end`` event, after the hands joined)."""
-        return any(isinstance(t, Hug) and not t.finished
-                   for (b, _), t in self.motor._tasks.items() if b == self.id)
-
-    def gripped(self, hand: str) -> str | None:
-        """Name of what the ``"left"`` or ``"right"`` hand holds (a grab link), or None."""
-        grip = self.motor.grips.get((self.id, hand))
-        return None if grip is None else grip[1]
-
-    @property
-    def upright(self) -> bool:
-        """Whether the figure stands: hips above half the leg length, torso within 60 degrees
-        of vertical (a stooping or running figure still stands)."""
-        frame = pelvis_frame(self)
-        leg = self._table["leg"][self._row]
-        return bool(self.hips[1] > 0.5 * leg and frame.up[1] > math.cos(math.radians(60)))
 
     # ------------------------------------------------------------------ legs
     @command
@@ -421,19 +320,6 @@ class Character(Body):
         task = Grab(self, self._action(name), hand, body, node, carry)
         return self.motor.start_hands(self, hands, task)
 
-    def _grip(self, hand: str, node: int, item: Body) -> None:
-        """Link ``hand`` to ``node`` of ``item`` (a zero-length link), tie the rest of another
-        body to the hand so that it hangs at its length (:func:`add_grip_tethers`), and say
-        so. A sleeping item wakes: it is to move with the hand."""
-        holder = self.node(f"{hand[0]}_hand")
-        link = self.world.add_link(holder, node, grab=True)
-        self.world.wake(item)
-        tethers = np.zeros(0, dtype=np.int64)
-        if item.id != self.id:
-            tethers = add_grip_tethers(self.world, holder, item, node)
-            self.world.events.emit("grab", agent=self.name, object=item.name, hand=hand)
-        self.motor.grips[(self.id, hand)] = (link, item.name, tethers)
-
     @command
     def release(self, hand: Hand = "both") -> None:
         """Let go with ``hand`` (or both): the grab links go, the arm hangs free.
@@ -446,18 +332,7 @@ class Character(Body):
         for side in hands_of(hand) if hand in ("left", "right", "both") else ():
             self.motor.stop(self, side, f"{self.name} let go")
             self._table["hand_mode"][self._row, SIDES[side]] = HAND_FREE
-            self._ungrip(side)
-
-    def _ungrip(self, side: str) -> None:
-        """Remove the ``side`` hand's grab link, if any, and say so."""
-        grip = self.motor.grips.pop((self.id, side), None)
-        if grip is not None:
-            link, item, tethers = grip
-            if link.alive:
-                link.remove()
-            self.world.remove_links(tethers)
-            if item != self.name:
-                self.world.events.emit("release", agent=self.name, object=item, hand=side)
+            let_go(self, side)
 
     @command
     def hug(self, partner: Item, seconds: float = 3.0) -> Action:

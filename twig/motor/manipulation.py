@@ -21,6 +21,7 @@ from twig.action import Action
 from twig.bodies.charts import CHARTS_KEY, body_meta, chart
 from twig.bodies.frames import cross3
 from twig.motor.arms import ArmTask, stoop
+from twig.motor.grips import let_go, take_hold
 from twig.physics import Body, flags
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ class HoldForUse(ArmTask):
                                                ) < GRIP:
             now = chart(self.item, self.chart_name)
             self.carried = (now.origin, now.axes)
-            self.who._grip(self.side, self.grip, self.item)
+            take_hold(self.who, self.side, self.grip, self.item)
             self.free(self.side)
             stoop(self.who, None)
             self.gripped = True
@@ -188,7 +189,7 @@ class HoldForUse(ArmTask):
         if self.item.alive:
             release_nodes(self.who.world, self.nodes)
         self.who._table["face_on"][self.who._row] = False
-        self.who._ungrip(self.side)
+        let_go(self.who, self.side)
         super().cancel(reason)
 
 
@@ -288,7 +289,7 @@ class Write(ArmTask):
         if not self.gripped:
             if np.linalg.norm(world.node_pos[hand] - world.node_pos[self.top]) < GRIP:
                 self.carried = (world.node_pos[self.tip].copy(), world.node_pos[self.top].copy())
-                self.who._grip(self.side, self.top, self.pen)
+                take_hold(self.who, self.side, self.top, self.pen)
                 self.free(self.side)
                 stoop(self.who, None)
                 self.gripped = True
@@ -301,5 +302,5 @@ class Write(ArmTask):
     def cancel(self, reason: str) -> None:
         if self.pen.alive:
             release_nodes(self.who.world, np.array([self.tip, self.top]))
-        self.who._ungrip(self.side)
+        let_go(self.who, self.side)
         super().cancel(reason)

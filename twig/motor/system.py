@@ -21,12 +21,14 @@ from twig.bodies.frames import facing
 from twig.bodies.humanoid import BRACES, NODE_NAMES
 from twig.errors import TwigError, UnknownNameError
 from twig.events import Event
+from twig.motor.grips import close_links
 from twig.motor.kernels import motor_tick
 from twig.motor.state import MOTOR_COLUMNS, NECK, PASSIVE, STAND, MotorNodes, MotorRows
 from twig.physics.columns import Columns
 from twig.physics.records import pack
 
 if TYPE_CHECKING:
+    from twig.motor.grips import Grip
     from twig.physics import Body, Link, PhysicsWorld
 
 _BREATH_BRACES = ("brace_neck_l_shoulder", "brace_neck_r_shoulder", "brace_chest_l_shoulder",
@@ -80,7 +82,9 @@ class MotorSystem:
         self._rows: dict[int, int] = {}
         self._version = -1
         self._tasks: dict[tuple[int, str], Task] = {}
-        self.grips: dict[tuple[int, str], tuple[Link, str, np.ndarray]] = {}
+        self.grips: dict[tuple[int, str], Grip] = {}
+        self.joins: list[Link] = []
+        """Closing links other than grips (a hug's hands joining), :mod:`twig.motor.grips`."""
         self._after: list[tuple[Callable[[], bool], Callable[[], None]]] = []
         self._breath_rows = np.zeros(0, dtype=np.int64)
         self._breath_geom = np.zeros((0, 2))
@@ -207,12 +211,12 @@ class MotorSystem:
         """A body was removed: its grips go, hands holding it let go (``release`` events),
         and a removed character's tasks end (their actions fail)."""
         gone, name = int(event["id"]), str(event["object"])
-        for (holder, side), (_, item, tethers) in list(self.grips.items()):
+        for (holder, side), held in list(self.grips.items()):
             if holder == gone:
                 del self.grips[(holder, side)]
-            elif item == name:
+            elif held.item == name:
                 del self.grips[(holder, side)]
-                self.world.remove_links(tethers)
+                self.world.remove_links(held.tethers)
                 self.world.events.emit("release", agent=self.world.body_record(holder).name,
                                        object=name, hand=side)
         self._refresh()
@@ -270,6 +274,7 @@ class MotorSystem:
                 except TwigError:
                     pass  # what it waited on was removed
         self._each_task(lambda task: task.update())
+        close_links(self)
         world, t = self.world, self.table
         motor_tick(pack(MotorNodes, world.nodes), pack(MotorRows, t), world.dt)
         self._breathe()

@@ -505,6 +505,18 @@ class PhysicsWorld(NodeControl, CollisionMixin):
             self._solver[1][slots] = r
             self._solver[2][slots] = r
 
+    def set_link_max(self, rows: np.ndarray, most: ArrayLike) -> None:
+        """Change how far (m) inequality links at table ``rows`` let their nodes part, without
+        a topology change: a grip closing (:mod:`twig.motor.grips`). A maximum of 0 with a
+        minimum of 0 holds the nodes together, as a zero-length grab link does."""
+        m = np.broadcast_to(np.asarray(most, dtype=np.float64), np.shape(rows))
+        lo, hi = self.links["min"], self.links["max"]
+        if np.isnan(m).any() or (m < lo[rows]).any():
+            raise PhysicsError(f"link maxima must be at least the links' minima, got {most!r}")
+        hi[rows] = m
+        if self._solver_version == self._counters["topology"]:
+            self._solver[2][self._solver_slot[rows]] = m
+
     def _tick_args(self) -> tuple:
         """The tick kernel's array arguments (:func:`~twig.physics.tick.array_args`), taken
         again only when a table or buffer changed (a step reads dozens of columns: about 10
