@@ -1,6 +1,6 @@
 """Every reader turns every malformed input into one line naming the file (hypothesis): scene
-files, scripts, batch specs and mesh files. Anything else (a traceback, another exception) fails
-the test."""
+files, scripts, batch specs, mesh files and session records. Anything else (a traceback,
+another exception) fails the test."""
 
 import json
 import math
@@ -13,6 +13,7 @@ from twig.bodies.mesh import add_box_model
 from twig.errors import AssetError, ParseError, TwigError
 from twig.scenes import load_scene
 from twig.script.syntax import read_script
+from twig.server import replay
 from twig.world import World
 
 SCENE = """[scene]
@@ -164,4 +165,42 @@ def test_mesh_files(tmp_path, suffix, data):
         add_box_model(World(), "prop", (0, 1, 0), path=path)
     except TwigError as e:
         assert isinstance(e, AssetError), e
+        _one_line(e, path)
+
+
+RECORD = [{"twig": "session", "version": 1, "scene": "tetra", "seed": 0, "tick": 0},
+          {"tick": 3, "client": 1, "line": "world: time"},
+          {"tick": 5, "client": 2, "request": {"target": "world", "command": "subscribe",
+                                               "args": {"types": ["contact"]}}},
+          {"end": 8, "hash": "0"}]
+
+
+@st.composite
+def mutated_records(draw) -> str:
+    """A short session record with one or two fields' values replaced (ticks stay small, so
+    a replay is quick), a record dropped, or junk inserted."""
+    records = [dict(r) for r in RECORD]
+    for _ in range(draw(st.integers(1, 2))):
+        k = draw(st.integers(0, len(records) - 1))
+        op = draw(st.integers(0, 2))
+        if op == 0 and isinstance(records[k], dict) and records[k]:
+            key = draw(st.sampled_from(sorted(records[k])))
+            small = key not in ("tick", "end")
+            records[k][key] = draw(values.filter(
+                lambda v, small=small: small or not isinstance(v, int) or v < 1000))
+        elif op == 1 and len(records) > 1:
+            del records[k]
+        else:
+            records.insert(k, draw(st.one_of(values, st.text(max_size=30))))
+    return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n"
+
+
+@FUZZ
+@given(text=mutated_records())
+def test_session_records(tmp_path, text):
+    path = tmp_path / "session.jsonl"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        replay(path)
+    except TwigError as e:
         _one_line(e, path)

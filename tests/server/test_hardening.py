@@ -260,11 +260,13 @@ def test_a_huge_cloth_is_refused_before_anything_is_allocated(start_server, teln
 
 
 # ---------------------------------------------------------------- 4. web pages
-def test_a_web_page_from_elsewhere_cannot_open_a_websocket(start_server):
+def test_a_web_page_from_elsewhere_cannot_open_a_websocket(start_server, capfd):
     served = start_server()
     url = f"ws://127.0.0.1:{served.ws_port}"
     with pytest.raises(InvalidStatus, match="403"):
         ws_connect(url, origin="http://evil.example")
+    err = capfd.readouterr().err                      # the server's log: one line, no traceback
+    assert "invalid Origin header: http://evil.example" in err and "Traceback" not in err, err
     for origin in (None, "http://localhost:8080", "http://127.0.0.1"):
         with ws_connect(url, origin=origin) as ws:
             ws.send("#1 world: time")

@@ -100,7 +100,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
     for number, line in enumerate(lines, start=1):
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise TwigError(f"{path}:{number}: not a JSON record") from None
         if not isinstance(record, dict):
             raise TwigError(f"{path}:{number}: expected a JSON object")
@@ -108,6 +108,19 @@ def _records(path: Path) -> list[dict[str, Any]]:
     if not records or records[0].get("twig") != "session":
         raise TwigError(f"{path}: not a twig session record (no header line)")
     return records
+
+
+MAX_TICK = 10 ** 8
+"""Latest tick a session record may name (18 days at 60 ticks a second): a replay steps the
+world to it."""
+
+
+def _tick(record: dict[str, Any], field: str, path: Path, number: int) -> int:
+    value = record.get(field)
+    if not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TICK):
+        raise TwigError(f"{path}:{number}: field {field!r}: expected a tick, an integer from 0 "
+                        f"to {MAX_TICK}, got {str(value)[:40]}")
+    return value
 
 
 def replay(path: str | Path, world: World | None = None) -> ReplayResult:
@@ -120,8 +133,16 @@ def replay(path: str | Path, world: World | None = None) -> ReplayResult:
     records = _records(path)
     header = records[0]
     if world is None:
-        world = open_world(header.get("scene"), header.get("seed"))
-    world.step(max(0, int(header.get("tick", 0)) - world.tick))
+        scene, seed = header.get("scene"), header.get("seed")
+        if not (isinstance(scene, str | None) and (seed is None or (isinstance(seed, int)
+                                                    and not isinstance(seed, bool)))):
+            raise TwigError(f"{path}:1: expected \"scene\" (a built-in scene or a .toml "
+                            "path) and \"seed\" (an integer)")
+        try:
+            world = open_world(scene, seed)
+        except TwigError as e:
+            raise TwigError(f"{path}:1: {e}") from None
+    world.step(max(0, _tick({"tick": 0, **header}, "tick", path, 1) - world.tick))
     if header.get("hash") not in (None, world.state_hash()):
         raise TwigError(f"{path}: the world to replay on is not the recorded one (its state "
                         "hash differs at the start: another scene, seed or twig version?)")
@@ -136,16 +157,12 @@ def replay(path: str | Path, world: World | None = None) -> ReplayResult:
     commands = 0
     for number, record in enumerate(records[1:], start=2):
         if "end" in record:
-            end, recorded_hash = int(record["end"]), record.get("hash")
+            end, recorded_hash = _tick(record, "end", path, number), record.get("hash")
             break
-        try:
-            tick, client = int(record["tick"]), int(record["client"])
-            line, request = record.get("line"), record.get("request")
-            if not isinstance(line, str) and not isinstance(request, dict):
-                raise ValueError
-        except (KeyError, TypeError, ValueError):
-            raise TwigError(f"{path}:{number}: expected tick, client and line (or "
-                            "request)") from None
+        tick, client = _tick(record, "tick", path, number), record.get("client")
+        line, request = record.get("line"), record.get("request")
+        if not (isinstance(client, int) and (isinstance(line, str) or isinstance(request, dict))):
+            raise TwigError(f"{path}:{number}: expected tick, client and line (or request)")
         world.step(max(0, tick - world.tick))
         where = Location(str(path), number)
         if isinstance(line, str):

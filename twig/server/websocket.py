@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
+import sys
 
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -17,6 +19,21 @@ MAX_MESSAGE = 1 << 20
 longer than this closes the connection (code 1009, the protocol's "message too big")."""
 LOCAL_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?")
 """A web page served by this machine (the viewer, a local development server)."""
+
+
+class _OneLine(logging.Handler):
+    """The WebSocket library's log (a refused handshake: a web page from elsewhere, a port
+    scan) as one line on stderr, without its traceback."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        why = f": {record.exc_info[1]}" if record.exc_info and record.exc_info[1] else ""
+        print(f"twig serve: WebSocket {record.getMessage()}{why}", file=sys.stderr)
+
+
+LOG = logging.getLogger("twig.server.websocket")
+LOG.setLevel(logging.WARNING)
+LOG.propagate = False
+LOG.addHandler(_OneLine())
 
 
 def allowed_origins(server: Server) -> list[str | re.Pattern[str] | None] | None:
@@ -98,5 +115,5 @@ async def listen_websocket(server: Server, host: str, port: int) -> WebSocketLis
             conn.close()
 
     ws_server = await serve(handle, host, port, max_size=max(limit * 4, MAX_MESSAGE),
-                            ping_interval=None, origins=allowed_origins(server))
+                            ping_interval=None, origins=allowed_origins(server), logger=LOG)
     return WebSocketListener(ws_server, ws_server.sockets[0].getsockname()[1])
