@@ -38,19 +38,20 @@ meaning. Results differ from strict IEEE arithmetic in the last bits.
 Not ``contract`` (fused multiply-add) or ``reassoc`` either: with them the trajectory depended
 on how the process got its machine code. A kernel that calls others carries its own copy of
 each callee, linked in as a weak definition, and Numba's JIT binds every call LLVM did not
-inline to the first definition of that symbol loaded into the process: the callee's own when
-it was compiled or loaded before the caller (a process compiling into an empty cache), the
+inline to the first definition of that symbol loaded into the process: the callee's own when it
+was compiled or loaded before the caller (a process compiling into an empty cache), the
 caller's copy otherwise (a process loading the cache). The caller's copy is the callee's code
 optimized a second time, in the caller's module, and under ``contract`` that second pass fuses
 differently: 8 of the 18 scenes stepped differently after 300 ticks in the two kinds of process
 with all five flags, 4 of 5 of those scenes still did with ``contract`` added to these three
 (``reassoc`` was not tried apart), and a saved world had another future when loaded in another
 process. With these three flags the 18 scenes' state hashes are the same in both
-(``tests/test_compile_history.py``; without flags, the three scenes tried). Cost, on the 2-core
-machine under other load (CPU time of 60 ticks, fastest of 7 replays, 10 rounds alternated with
-the five flags): the 100-doll pile at 2.5 s 3.6 % slower at the fastest round (median of the
-rounds' ratios +3.1 %, spread +-10 %), the playground at 5 s no slower; without any flags
-10.6 % (median +6.7 %)."""
+(``tests/test_compile_history.py``; without flags, the three scenes tried). Cost (CPU time of
+60 ticks, fastest of 7 replays from one snapshot, processes alternated with ones compiled with
+the five flags, on the 2-core machine at a load of 5 to 10): the 100-doll pile at 2.5 s +1.2 %
+(median of 12 rounds' ratios, quartiles 0.0 and +2.1 %; 10 rounds on the code before the kernel
+records: +3.1 %), the playground at 5 s no measurable change (-1.9 %, quartiles -5.0 and
++2.1 %); without any flags the pile +3.4 % (quartiles +2.1 and +5.4 %; before: +6.7 %)."""
 
 OPTIONS = {"cache": True, "error_model": "numpy", "fastmath": set(FAST_MATH)}
 """Options of every kernel: cached on disk (see :mod:`twig.physics.kernel_cache`), NumPy's
