@@ -526,8 +526,10 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
         carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen, source)
         memmove(pair_vol, 0, listed, 0, 2 * n)
         if n_close < capacity:
-            block_key[:n_close] = blocks[:n_close]
-            block_start[:n_close + 1] = starts[:n_close + 1]
+            # memmove, not a slice copy: that would compile NumPy's shape checks and their
+            # string-formatted messages (about 2 s of a first run's compile)
+            memmove(block_key, 0, blocks, 0, n_close)
+            memmove(block_start, 0, starts, 0, n_close + 1)
             stats[BLOCKS] = n_close
     stats[PAIRS] = n
     return n
