@@ -240,3 +240,9 @@ class World(PhysicsWorld):
         from twig.export.recording import Recording
 
         return Recording(self, every=every)
+
+
+# The layers above physics add their commands and fields to characters as they are imported
+# (play-clip, motion-graph-walk, kid.behavior...): every world can hold characters.
+import twig.behavior  # noqa: E402
+import twig.hybrid  # noqa: E402, F401
