@@ -54,3 +54,17 @@ def test_a_clip_touching_a_prop_the_character_holds_ends_on_time():
     assert act.status == "succeeded"
     assert world.time - start < 2.5  # the wave is 2 s long
     assert seen[-1] == "motor"
+
+
+def test_a_body_lying_on_its_front_blends_into_the_recovery_clip_without_a_leap():
+    """The fallen walker lies on its front; the recovery clip starts on its back. Turned to
+    the clip by the hips, the clip's head lay beyond the hips and the blend swung the head
+    through them: 1 m in a 30 fps frame. Turned by the trunk, it rolls over."""
+    world = twig.load_scene("trip")
+    walker = world.body("walker")
+    path = []
+    while world.time < 5.0:
+        world.step()
+        path.append(world.node_pos[walker.nodes].copy())
+    path = np.array(path)
+    assert np.linalg.norm(path[2:] - path[:-2], axis=2).max() < 0.5

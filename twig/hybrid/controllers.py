@@ -139,11 +139,18 @@ class ClipPlayer(Controller):
         return s if s < self.threshold else None
 
     def align(self, sup: Supervisor, frame: int) -> None:
-        """Map the clip so that ``frame``'s root and facing are the character's now."""
+        """Map the clip so that ``frame``'s root and facing are the character's now: the
+        facing of the hips, or, lying, of the trunk if that puts the clip's nodes nearer the
+        character's (a body lying on its front, turned to a clip lying on its back by the
+        hips, had the clip's head on the far side of the hips: the blend swung it through
+        them, 1 m in a frame)."""
         clip = self.fitted(sup)
         pose = clip.nodes[frame]
         now = sup.positions()
-        self.turn = float(heading(now) - heading(pose))
+        turns = [float(heading(now) - heading(pose))]
+        if _trunk(now)[1] < 0.5 and _trunk(pose)[1] < 0.5:  # both lying
+            turns.append(float(_trunk_heading(now) - _trunk_heading(pose)))
+        self.turn = min(turns, key=lambda turn: _misfit(now, pose, turn))
         self.shift = root(now) - yaw_matrix(self.turn) @ root(pose)
         self.t = frame / clip.fps
 
@@ -259,6 +266,26 @@ class Tracking(Controller):
     def status(self, sup: Supervisor) -> Status:
         down = sup.lying() and self.elapsed > 1.0  # pinned down: let the body settle
         return "failed" if sup.falling() or down else "nominal"
+
+
+def _trunk(pos: np.ndarray) -> np.ndarray:
+    """The unit direction (3,) from the pelvis to the neck of a pose (16, 3)."""
+    t = pos[1] - pos[3]
+    return t / max(float(np.linalg.norm(t)), 1e-9)
+
+
+def _trunk_heading(pos: np.ndarray) -> float:
+    """The heading (rad about +y, 0 along +z) of a lying pose's trunk, pelvis to neck."""
+    t = pos[1] - pos[3]
+    return math.atan2(t[0], t[2])
+
+
+def _misfit(now: np.ndarray, pose: np.ndarray, turn: float) -> float:
+    """Sum of squared distances (m^2) between ``now`` and ``pose`` turned by ``turn`` about
+    +y with the roots together."""
+    r = yaw_matrix(turn)
+    placed = (pose - root(pose)) @ r.T + root(now)
+    return float(((placed - now) ** 2).sum())
 
 
 def _mean(v: np.ndarray, mass: np.ndarray) -> np.ndarray:
