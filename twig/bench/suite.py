@@ -92,13 +92,16 @@ def problem_of(world: World, ground: bool) -> ConstraintProblem:
         damping=float(world.nodes["damp_air"][0]))
 
 
-def peer_columns() -> list[tuple[str, Callable[[ConstraintProblem], Peer] | None, str]]:
+def peer_columns(quick: bool = False
+                 ) -> list[tuple[str, Callable[[ConstraintProblem], Peer] | None, str]]:
     """(column label with thread count, peer factory or None, reason it cannot run) per column.
 
-    pypbd gets a column on one thread and one on every core (``os.cpu_count()``); Warp's CPU
-    backend runs each launch on one thread.
+    pypbd gets a column on one thread and one on every core (``os.cpu_count()``; not with
+    ``quick``: its OpenMP threads wait at every barrier for a core a busy machine gives to
+    someone else, which made ``--quick`` take from 35 s to over 70 s); Warp's CPU backend
+    runs each launch on one thread.
     """
-    cores = os.cpu_count() or 1
+    cores = 1 if quick else os.cpu_count() or 1
     columns: list[tuple[str, Callable[[ConstraintProblem], Peer] | None, str]] = []
     for name, cls, reason in available_peers():
         if name != PypbdPeer.name:
@@ -125,14 +128,15 @@ def _time(step: Callable[[int], None], budget: float) -> float:
     return best
 
 
-def measure(name: str, world: World, ground: bool, budget: float) -> Result:
-    """Time twig and every installed peer on one workload."""
+def measure(name: str, world: World, ground: bool, budget: float, quick: bool = False
+            ) -> Result:
+    """Time twig and every installed peer (:func:`peer_columns`) on one workload."""
     problem = problem_of(world, ground)
     world.step(ERROR_TICKS)
     twig_err = mean_link_error(problem, world.node_pos)
     twig_s = _time(world.step, budget)
     result = Result(name, len(problem.links) * problem.iterations, 1e3 * twig_s, twig_err)
-    for label, factory, reason in peer_columns():
+    for label, factory, reason in peer_columns(quick):
         if factory is None:
             result.peers[label] = reason
             continue
@@ -189,7 +193,7 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
     """Run every workload and print the table; returns 0."""
     console = console or Console()
     budget = 0.05 if quick else TARGET_SECONDS
-    peer_names = [label for label, _, _ in peer_columns()]
+    peer_names = [label for label, _, _ in peer_columns(quick)]
     table = Table("workload", "twig 1 thr ms/tick", "projections/s", "twig err",
                   *[f"{p} (x slower, err)" for p in peer_names],
                   title="twig physics tick vs peers (ratio > 1: twig is faster)",
@@ -199,7 +203,7 @@ def run_suite(quick: bool = False, console: Console | None = None) -> int:
     with console.status("benchmarking...") as status:
         for label, make, ground in workloads(quick):
             status.update(f"benchmarking {label}...")
-            r = measure(label, make(), ground, budget)
+            r = measure(label, make(), ground, budget, quick)
             cells = []
             for p in peer_names:
                 value = r.peers[p]
