@@ -265,7 +265,10 @@ def test_a_web_page_from_elsewhere_cannot_open_a_websocket(start_server, capfd):
     url = f"ws://127.0.0.1:{served.ws_port}"
     with pytest.raises(InvalidStatus, match="403"):
         ws_connect(url, origin="http://evil.example")
-    err = capfd.readouterr().err                      # the server's log: one line, no traceback
+    err, deadline = "", time.monotonic() + 10         # the server logs it on its own thread
+    while "invalid Origin" not in err and time.monotonic() < deadline:
+        time.sleep(0.05)
+        err += capfd.readouterr().err                 # the server's log: one line, no traceback
     assert "invalid Origin header: http://evil.example" in err and "Traceback" not in err, err
     for origin in (None, "http://localhost:8080", "http://127.0.0.1"):
         with ws_connect(url, origin=origin) as ws:
