@@ -91,3 +91,12 @@ def test_twig_check_exits_1_when_a_threshold_is_crossed(tmp_path, capsys):
 def test_twig_check_names_a_bad_threshold(capsys):
     assert main(["check", "walk", "--fail-on", "wobble=3"]) == 2
     assert "unknown metric 'wobble'" in capsys.readouterr().err
+
+
+def test_twig_check_help_lists_every_threshold(capsys):
+    """A metric's help text ending in '%' made argparse fail formatting --help."""
+    with pytest.raises(SystemExit) as done:
+        main(["check", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "--max-stretch-p99" in out and "--min-home-cycles" in out
