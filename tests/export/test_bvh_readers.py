@@ -73,9 +73,10 @@ def test_every_reader_puts_the_default_files_joints_in_the_same_place(motion, tm
                                                                       threejs_bvh):
     """Three.js, bvhio, pybvh and the ``bvh`` package agree within 0.1 mm on every joint of
     every frame of a rag doll, a puppet, a walk and a hug; every joint is within its
-    chain's stretch of its node (the rigid round trip test bounds that), under 1 cm in the
-    median frame (measured: walk 3.4 mm, hug 3.5, rag doll 3.8, puppet 0.6; at worst 24, 30,
-    74 and 9 mm, where the simulation stretches a shin or a thigh)."""
+    chain's stretch of its node in the root mean square of a frame (the rigid round trip test
+    bounds that), under 1 cm in the median frame (measured: walk 2.9 mm, hug 3.3, rag doll
+    2.5, puppet 0.4; at worst 16, 22, 63 and 4.8 mm, where the simulation stretches a shin or
+    a thigh)."""
     (path,) = write_bvh(motion.recording, tmp_path / "motion.bvh", character=motion.character)
     names, frames = threejs_bvh(path)
     three = frames[:, [names.index(j) for j in BVH_JOINTS]] / 100.0

@@ -225,18 +225,68 @@ RIGID_CHAIN = (("pelvis", "chest"), ("chest", "neck"), ("neck", "head"),
 """The links a rigid skeleton places from the pelvis and hips outward (parents first)."""
 
 
+FIT_BONES = (*RIGID_CHAIN, ("l_hip", "r_hip"), ("pelvis", "l_hip"), ("pelvis", "r_hip"))
+"""The node pairs a rigid skeleton keeps at their rest distance: :data:`RIGID_CHAIN` and the
+triangle of the hips and the pelvis (the Hips joint's frame)."""
+
+FIT_STEPS = 6
+"""Gauss-Newton steps of :func:`fit_lengths` (each a 19 x 19 solve per frame)."""
+
+
+def fit_lengths(rest: np.ndarray, nodes: np.ndarray, steps: int = FIT_STEPS) -> np.ndarray:
+    """The node positions (F, 16, 3) nearest ``nodes`` (F, 16, 3), in the sum of squared
+    distances, with the bones of :data:`FIT_BONES` at their lengths in ``rest`` (16, 3) and
+    the point between the hips where it is: the rigid pose that shares a stretched link's
+    error among all the joints (within a few micrometres after ``steps`` Gauss-Newton steps,
+    vectorised over the frames).
+
+    Each step linearises the constraints ``C(x) = 0`` at the current guess ``x`` (``J`` their
+    gradients) and takes the point nearest ``nodes`` on the linearised set:
+    ``y = p - J^T lambda`` with ``(J J^T) lambda = C(x) + J (p - x)`` (the projection onto
+    the constraints of Jakobsen 2001, section 8, solved at once rather than by relaxation).
+    """
+    p = np.array(nodes, dtype=np.float64).reshape(len(nodes), -1)
+    frames, n = len(p), p.shape[1]
+    bones = [(_N[a], _N[b], float(np.linalg.norm(rest[_N[b]] - rest[_N[a]])))
+             for a, b in FIT_BONES]
+    m = len(bones) + 3
+    hips = 0.5 * (p.reshape(frames, -1, 3)[:, _N["l_hip"]]
+                  + p.reshape(frames, -1, 3)[:, _N["r_hip"]])
+    jac = np.zeros((frames, m, n))
+    for c in range(3):  # the hips centre is a linear constraint: its rows never change
+        jac[:, len(bones) + c, 3 * _N["l_hip"] + c] = 0.5
+        jac[:, len(bones) + c, 3 * _N["r_hip"] + c] = 0.5
+    x = p.copy()
+    for _ in range(steps):
+        xs = x.reshape(frames, -1, 3)
+        value = np.empty((frames, m))
+        for k, (a, b, length) in enumerate(bones):
+            d = xs[:, b] - xs[:, a]
+            dist = np.maximum(np.linalg.norm(d, axis=-1), 1e-12)
+            value[:, k] = dist - length
+            jac[:, k, 3 * b:3 * b + 3] = d / dist[:, None]
+            jac[:, k, 3 * a:3 * a + 3] = -d / dist[:, None]
+        value[:, len(bones):] = 0.5 * (xs[:, _N["l_hip"]] + xs[:, _N["r_hip"]]) - hips
+        rhs = value + np.einsum("fmn,fn->fm", jac, p - x)
+        lam = np.linalg.solve(jac @ jac.transpose(0, 2, 1), rhs[..., None])[..., 0]
+        x = p - np.einsum("fmn,fm->fn", jac, lam)
+    return x.reshape(nodes.shape)
+
+
 def rigid_nodes(skeleton: Skeleton, nodes: np.ndarray) -> np.ndarray:
     """Node positions (F, 16, 3) near ``nodes`` (F, 16, 3) that hold the skeleton's rest
-    lengths exactly, for a skeleton with rotations only below its root: the hips centre
-    where it is, the hip nodes on its hip line at their rest spacing, the pelvis node at its
-    rest place in the plane of the hip line and the pelvis, then each link from its placed
-    parent *towards* its node at its rest length (:data:`RIGID_CHAIN`). Aiming from the
-    placed parent, rather than keeping the link's direction, keeps the error of a joint to
-    the stretch of its own link instead of the sum of the stretches above it."""
-    p = points(nodes)
+    lengths exactly, for a skeleton with rotations only below its root. The nodes are first
+    fitted to the rest lengths (:func:`fit_lengths`, the hips centre held where it is), which
+    spreads a stretched link's error over all the joints; then, exactly, the hip nodes go on
+    the fit's hip line at their rest spacing about the hips centre, the pelvis node at its
+    rest place in the plane of the hip line and the pelvis, and each link from its placed
+    parent *towards* its node at its rest length (:data:`RIGID_CHAIN`), which removes what
+    the fit left (aiming from the placed parent, rather than keeping the link's direction,
+    keeps that from adding up along a chain)."""
+    p = points(fit_lengths(skeleton.nodes, nodes))
     rest = points(skeleton.nodes[None])[0]
     out = p.copy()
-    hips = p[:, _N["hips"]]
+    hips = points(nodes)[:, _N["hips"]]
     across = unit(p[:, _N["l_hip"]] - p[:, _N["r_hip"]])
     rest_across = unit(rest[_N["l_hip"]] - rest[_N["r_hip"]])
     half = 0.5 * np.linalg.norm(rest[_N["l_hip"]] - rest[_N["r_hip"]])
