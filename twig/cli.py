@@ -163,14 +163,14 @@ def _script_parsers(sub: argparse._SubParsersAction) -> None:
 
 def console() -> Console:
     """A rich console that does not wrap tables at 80 columns when output is redirected."""
-    out = Console()
-    return out if out.is_terminal else Console(width=140)
+    out = Console(emoji=False)  # no ':name:' codes in twig's output: their table not loaded
+    return out if out.is_terminal else Console(width=140, emoji=False)
 
 
 def notices() -> Console:
     """Where progress and notices go: stderr, so that stdout holds only the results (a table,
     a timeline) whether or not it is redirected."""
-    return Console(stderr=True, soft_wrap=True)  # a notice is one line, however long
+    return Console(stderr=True, soft_wrap=True, emoji=False)  # a notice is one line, however long
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,7 +8,6 @@ import argparse
 import errno
 import math
 import os
-import socket
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -173,6 +172,8 @@ def check_suffix(option: str, path: str | None, *suffixes: str) -> None:
 def check_port_free(option: str, host: str, number: int | None) -> None:
     """Raise :class:`UsageError` if TCP ``number`` on ``host`` cannot be listened on now (in
     use, or not an address of this machine); 0 and None are not checked."""
+    import socket  # only twig serve's ports: not imported for the other commands
+
     if not number:
         return
     try:

@@ -20,11 +20,9 @@ whatever is missing.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import types
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,6 +95,9 @@ def compile_kernels(workers: int | None = None,
     Worker processes are spawned: a script that calls this must guard its top level with
     ``if __name__ == "__main__":``.
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     workers = default_workers() if workers is None else workers
     if workers <= 1:  # one core: workers would only add their start-up to the same work
         with kernel_cache.quiet():

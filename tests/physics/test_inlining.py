@@ -7,6 +7,7 @@ from numba import njit
 from numba.core import inline_closurecall, ir
 
 from twig.physics.collision.capsules import segment_params
+from twig.physics.inlining import share_scope_when_inlining
 
 
 @njit(cache=False)
@@ -15,6 +16,7 @@ def _closest(pos):
 
 
 def test_a_kernel_inlining_a_twig_helper_computes_what_the_helper_does():
+    share_scope_when_inlining()  # as a twig kernel's cache does before it compiles
     assert getattr(inline_closurecall.InlineWorker.inline_ir, "shares_scope", False)
     pos = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.3, -1.0, 0.5], [0.3, 1.0, 0.5]])
     s, t = _closest(pos)

@@ -13,17 +13,17 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from twig import cli_args as arg
-from twig.batch.job import JobResult
-from twig.batch.runner import LocalPool
 from twig.batch.spec import BatchError
 from twig.batch.sweep import Job, _Files, job_id
+
+if TYPE_CHECKING:
+    from twig.batch.job import JobResult
 
 
 @dataclass(frozen=True)
@@ -188,6 +188,10 @@ def run_check(jobs: list[Job], workers: int, limits: dict[str, dict[str, float]]
     """Run ``jobs`` on ``workers`` processes; a row per job (scene, seed, seconds, status,
     error, metrics, falls, hugs, crossed) in job order. ``console``: where progress goes
     (a bar on a terminal, else a line per finished job; None: nowhere)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from twig.batch.runner import LocalPool  # the runs' code: not needed to parse arguments
+
     rows: dict[str, dict[str, Any]] = {}
     terminal = console is not None and console.is_terminal
     with Progress(TextColumn("[bold]check"), BarColumn(), MofNCompleteColumn(),

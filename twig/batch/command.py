@@ -9,7 +9,6 @@ from rich.console import Console
 from rich.table import Table
 
 from twig.batch.manifest import Manifest
-from twig.batch.runner import run_batch
 from twig.batch.sweep import BatchSpec, load_spec
 from twig.cli_args import workers
 
@@ -38,6 +37,8 @@ def add_batch_parser(sub: argparse._SubParsersAction) -> None:
 def batch_main(args: argparse.Namespace, console: Console) -> int:
     """Run (or list) a batch; 0 if every job succeeded, 1 if some failed, 130 if stopped by
     Ctrl-C."""
+    from twig.batch.runner import run_batch  # the runs' code: not needed to parse arguments
+
     spec = load_spec(args.spec)
     out = Path(args.out) if args.out else Path(f"{spec.path.stem}-out")
     if args.list:

@@ -1,11 +1,9 @@
 """Verlet + projection physics (Jakobsen 2001; Horswill 2009 section VI): the only code that
 moves nodes."""
 
-from twig.physics.inlining import share_scope_when_inlining
 from twig.physics.kernel_cache import use_versioned_cache
 
 use_versioned_cache()
-share_scope_when_inlining()
 
 from twig.physics.handles import Body, Link  # noqa: E402  (after choosing the cache)
 from twig.physics.world import PhysicsWorld, Snapshot  # noqa: E402

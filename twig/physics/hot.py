@@ -27,7 +27,12 @@ instead; the capsule contact's helpers so inlined took 100 lying stick figures f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from numba import njit
+from numba.core.registry import CPUDispatcher
+
+from twig.physics.kernel_cache import KernelCache
 
 FAST_MATH = frozenset({"nsz", "arcp", "afn"})
 """LLVM's fast-math flags the kernels are compiled with: signed zeros ignored, division by
@@ -54,17 +59,31 @@ records: +3.1 %), the playground at 5 s no measurable change (-1.9 %, quartiles 
 +2.1 %); without any flags the pile +3.4 % (quartiles +2.1 and +5.4 %; before: +6.7 %)."""
 
 OPTIONS = {"cache": True, "error_model": "numpy", "fastmath": set(FAST_MATH)}
-"""Options of every kernel: cached on disk (see :mod:`twig.physics.kernel_cache`), NumPy's
-error model, :data:`FAST_MATH`."""
+"""Options of every kernel: cached on disk (in a :class:`~twig.physics.kernel_cache.KernelCache`),
+NumPy's error model, :data:`FAST_MATH`."""
 
-kernel = njit(**OPTIONS)
+
+def _compiler(**options) -> Callable[[Callable], CPUDispatcher]:
+    """A decorator compiling with :data:`OPTIONS` and ``options``, cached in a
+    :class:`~twig.physics.kernel_cache.KernelCache` instead of Numba's own."""
+    jit = njit(**{**OPTIONS, "cache": False}, **options)
+
+    def compile_cached(function: Callable) -> CPUDispatcher:
+        dispatcher = jit(function)
+        dispatcher._cache = KernelCache(function)  # what Numba's enable_caching() sets
+        return dispatcher
+
+    return compile_cached
+
+
+kernel = _compiler()
 """``@kernel`` on a function: an ordinary compiled kernel."""
 
-inline_kernel = njit(**OPTIONS, inline="always")
+inline_kernel = _compiler(inline="always")
 """``@inline_kernel``: a :data:`kernel` whose body Numba copies into every caller."""
 
-hot_kernel = njit(**OPTIONS, _nrt=False)
+hot_kernel = _compiler(_nrt=False)
 """``@hot_kernel``: a :data:`kernel` without reference counting."""
 
-hot_inline = njit(**OPTIONS, _nrt=False, inline="always")
+hot_inline = _compiler(_nrt=False, inline="always")
 """``@hot_inline``: a :data:`hot_kernel` whose body Numba copies into every caller."""
