@@ -52,6 +52,20 @@ def test_a_script_command_acts_in_the_tick_it_is_issued():
         assert scripted.state_hash() == direct.state_hash()
 
 
+def test_a_scene_scripts_first_line_acts_at_tick_0():
+    """A scene's own script starts with the scene: its first line (``walker: walk-to (3, 0,
+    0)``) moves the walker in tick 0's physics, as the command given before the first step."""
+    scripted = load_scene("walk")
+    direct = load_scene("walk", edit=lambda tables: tables["scene"].pop("script"))
+    assert scripted.tick == direct.tick == 0
+    direct.body("walker").walk_to((3.0, 0.0, 0.0))
+    for _ in range(3):
+        scripted.step()
+        direct.step()
+        assert scripted.state_hash() == direct.state_hash()
+    assert scripted.script.next == 1 and not scripted.script.done
+
+
 def test_the_profile_times_each_stage():
     world = load_scene("playground")
     world.step(5)

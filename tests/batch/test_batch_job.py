@@ -60,8 +60,8 @@ fps = 10
     events = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     actions = [(e["name"], e["status"]) for e in events if e["type"] == "action"]
     assert actions[:3] == [("walk-to", "start"), ("walk-to", "done"), ("walk-to", "start")]
-    # A scene's script starts one tick in (docs/architecture.md, "The tick").
-    assert events[0]["t"] == round(1 / 60, 6) and all(e["agent"] == "walker" for e in events
+    # A scene's script starts with the scene (docs/architecture.md, "The tick").
+    assert events[0]["t"] == 0.0 and all(e["agent"] == "walker" for e in events
                                          if e["type"] == "action")
     assert result.row["ticks"] == 180
     assert result.row["scripts"] == [{"of": "scene", "file": "scripts/walk.twig",

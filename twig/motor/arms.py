@@ -17,6 +17,7 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.frames import cross3, shoulder_frame
+from twig.motor.gait import STAND_FRACTION
 from twig.motor.grips import closing_link, take_hold
 from twig.motor.state import HAND_CARRY, HAND_DRIVE, HAND_FREE, HAND_PULL
 from twig.motor.system import Task
@@ -49,6 +50,13 @@ STEP_IN = 0.75
 """... until it is this many arm lengths away."""
 HAND_TOUCH = 0.08
 """A contact this close to the hand node (m, for the 1.75 m adult) is the hand's."""
+STOOP_REACH = 0.85
+"""A stooping figure brings its shoulder within this many arm lengths of what it reaches
+for (the driven hand goes no farther than 0.92 of the arm)."""
+STOOP_CROUCH = 0.75
+"""Hips lowered (m) per metre of stoop ..."""
+STOOP_BEND = 0.5
+"""... and shoulders brought ahead of the hips (m) per metre of stoop."""
 
 
 def hands_of(hand: str) -> tuple[str, ...]:
@@ -89,17 +97,45 @@ class Filter:
         self.world.set_volume_filter(np.zeros(0, dtype=np.int64))
 
 
-def stoop(who: Character, low: float | None) -> None:
-    """Crouch and bend forward enough for the hands to get down to height ``low`` (m), or
-    stand straight again (``None``)."""
+def stoop(who: Character, point: np.ndarray | None, side: str = "right") -> None:
+    """Crouch and bend forward just enough to bring the ``side`` shoulder within reach
+    (:data:`STOOP_REACH` of the arm) of ``point`` (m), or stand straight again (``None``).
+
+    Crouching lowers the hips by :data:`STOOP_CROUCH` ``s``, bending brings the shoulders
+    :data:`STOOP_BEND` ``s`` ahead of the hips (lowering them as the trunk tilts); the least
+    stoop ``s`` that brings the shoulder within reach is taken, or the deepest one when none
+    does. The shoulder's place is predicted from the standing figure (the lower foot, the
+    leg's and the torso's lengths, the heading), not measured on the stooping one: measured,
+    the stoop chased its own effect and see-sawed, and counting only the height to reach
+    down, a boss bent 1 to 17 cm over a pen half a metre in front of it and never got there.
+    """
     t, r = who._table, who._row
-    if low is None:
+    if point is None:
         t["crouch"][r] = t["bend"][r] = 0.0
         return
-    standing = who.node_position("neck")[1] + t["crouch"][r]
-    need = max(0.0, standing - 0.85 * who.arm_length - low)
-    t["crouch"][r] = min(0.75 * need, 0.45 * t["leg"][r])
-    t["bend"][r] = min(0.5 * need, 0.3 * who.scale)
+    leg, torso, scale = float(t["leg"][r]), float(t["torso"][r]), who.scale
+    feet = min(who.node_position("l_foot")[1], who.node_position("r_foot")[1])
+    heading = float(t["heading"][r])
+    ahead = np.array((np.sin(heading), 0.0, np.cos(heading)))
+    shoulder = who.node_position(f"{side[0]}_shoulder") - who.node_position("neck")
+    standing = who.hips + shoulder * (1.0, 0.0, 1.0)
+    standing[1] = feet + leg * STAND_FRACTION + torso
+    s = np.linspace(0.0, max(0.45 * leg / STOOP_CROUCH, 0.3 * scale / STOOP_BEND), 41)
+    crouch = np.minimum(STOOP_CROUCH * s, 0.45 * leg)
+    bend = np.minimum(STOOP_BEND * s, 0.3 * scale)
+    low = crouch + torso - np.sqrt(np.maximum(torso * torso - bend * bend, 0.0))
+    at = standing + bend[:, None] * ahead - low[:, None] * (0.0, 1.0, 0.0)
+    gap = np.linalg.norm(point - at, axis=1)
+    within = np.flatnonzero(gap <= STOOP_REACH * who.arm_length)
+    k = int(within[0]) if len(within) else int(np.argmin(gap))
+    t["crouch"][r] = crouch[k]
+    t["bend"][r] = bend[k]
+
+
+def grip_close(who: Character, node: int) -> float:
+    """How near (m) ``who``'s hand node must come to global node ``node`` to hold it: the
+    hand's own size, plus the node's radius (a node inside a ball is the ball's radius in)."""
+    return max(0.06, float(who.world.nodes["radius"][node]) + 0.05 * who.scale)
 
 
 class ArmTask(Task):
@@ -123,6 +159,41 @@ class ArmTask(Task):
 
     def distance(self, side: str) -> float:
         return float(self.who._table["hand_dist"][self.who._row, SIDES[side]])
+
+    def touches(self, item: Body, side: str) -> bool:
+        """Whether ``item`` touched this character at its ``side`` hand in the last tick."""
+        world, who = self.who.world, self.who
+        contacts = world.contacts
+        rows = contacts.involving(item.id)
+        rows = rows[(contacts.body_a[rows] == who.id) | (contacts.body_b[rows] == who.id)]
+        if not len(rows):
+            return False
+        hand = who.node(f"{side[0]}_hand")
+        near = np.linalg.norm(contacts.point[rows] - world.node_pos[hand], axis=1)
+        return bool(near.min() < HAND_TOUCH * who.scale)
+
+    def at_grip(self, side: str, item: Body, node: int) -> bool:
+        """Whether the ``side`` hand has arrived at global node ``node`` of ``item``, to take
+        hold of it: within the hand's own size of the node (plus the node's radius: a node
+        inside a ball is the ball's radius in), or touching the item near it (a node inside
+        a board or a block lies under its skin, and the hand stops at the skin)."""
+        who, world = self.who, self.who.world
+        close = grip_close(who, node)
+        gap = float(np.linalg.norm(world.node_pos[who.node(f"{side[0]}_hand")]
+                                   - world.node_pos[node]))
+        return gap < close or (gap < close + HAND_TOUCH * who.scale + 0.1
+                               and self.touches(item, side))
+
+    def short_of(self, side: str, point: np.ndarray) -> str:
+        """Why the ``side`` hand did not get to ``point`` (m): out of the arm's reach from
+        the shoulder, or stopped short of it (something in the way)."""
+        who = self.who
+        gap = float(np.linalg.norm(point - who.node_position(f"{side[0]}_shoulder")))
+        if gap > 0.97 * who.arm_length:
+            return (f"out of reach: the target is {gap:.2f} m from the {side} shoulder and the "
+                    f"arm reaches {who.arm_length:.2f} m")
+        hand = who.node_position(f"{side[0]}_hand")
+        return f"the {side} hand stopped {np.linalg.norm(point - hand):.2f} m short"
 
     def check(self) -> None:
         self.elapsed += self.who.world.dt
@@ -168,11 +239,7 @@ class Reach(ArmTask):
             self.action.succeed()
         elif self.elapsed > self.timeout:
             far = max(self.hands, key=self.distance)
-            gap = np.linalg.norm(self.targets()[far] - self.who.node_position(f"{far[0]}_shoulder"))
-            why = (f"out of reach: the target is {gap:.2f} m from the {far} shoulder and the arm "
-                   f"reaches {self.who.arm_length:.2f} m" if gap > 0.97 * self.who.arm_length
-                   else f"the {far} hand stopped {self.distance(far):.2f} m short")
-            self.cancel(why)
+            self.cancel(self.short_of(far, self.targets()[far]))
 
 
 class Grab(ArmTask):
@@ -199,10 +266,8 @@ class Grab(ArmTask):
             gaps = np.linalg.norm(who.world.node_pos[item.nodes] - who.world.node_pos[hand], axis=1)
             node = item.nodes.start + int(np.argmin(gaps))
         self.local = node - item.nodes.start  # node indices shift when earlier bodies go
-        world = who.world
-        # The hand stops at the object's surface: a node inside a ball is the ball's radius in;
-        # and a crouching figure's hand gets only so low (a doll lying on the floor).
-        self.close = max(0.06, float(world.nodes["radius"][node]) + 0.05 * who.scale)
+        # A crouching figure's hand gets only so low (a doll lying on the floor).
+        self.close = grip_close(who, node)
         self.floor = 0.25 * who.scale
         self.filters: list[Filter] = []
         self.walk: Action | None = None
@@ -224,19 +289,8 @@ class Grab(ArmTask):
         if self.action.done:
             return  # carrying: the kernel keeps the hand at its pose (HAND_CARRY)
         point = self.who.world.node_pos[self.node].copy()
-        stoop(self.who, point[1])
+        stoop(self.who, point, self.side)
         self.drive(self.side, point)
-
-    def _touches(self, hand: int) -> bool:
-        """Whether the item touched this character at its hand in the last tick."""
-        world, who = self.who.world, self.who
-        contacts = world.contacts
-        rows = contacts.involving(self.item.id)
-        rows = rows[(contacts.body_a[rows] == who.id) | (contacts.body_b[rows] == who.id)]
-        if not len(rows):
-            return False
-        near = np.linalg.norm(contacts.point[rows] - world.node_pos[hand], axis=1)
-        return bool(near.min() < HAND_TOUCH * who.scale)
 
     def check(self) -> None:
         super().check()
@@ -254,10 +308,8 @@ class Grab(ArmTask):
         hand = self.who.node(f"{self.side[0]}_hand")
         gap = world.node_pos[hand] - world.node_pos[self.node]
         low = world.node_pos[self.node, 1] < self.floor and 0.0 < gap[1] < self.floor
-        near = np.linalg.norm(gap) < self.close
-        touching = np.linalg.norm(gap) < self.close + HAND_TOUCH * self.who.scale + 0.1 \
-            and self._touches(hand)
-        if near or touching or (low and np.linalg.norm(gap[[0, 2]]) < 1.5 * self.close):
+        if self.at_grip(self.side, self.item, self.node) or (
+                low and np.linalg.norm(gap[[0, 2]]) < 1.5 * self.close):
             take_hold(self.who, self.side, self.node, self.item)
             stoop(self.who, None)
             if self.carry:
@@ -275,7 +327,8 @@ class Grab(ArmTask):
             self.action.succeed()
         elif self.elapsed > self.timeout:
             self.cancel(f"could not get the {self.side} hand to {self.item.name} in "
-                        f"{self.timeout:g} s (out of reach?)")
+                        f"{self.timeout:g} s: "
+                        f"{self.short_of(self.side, world.node_pos[self.node])}")
 
 
     def cancel(self, reason: str) -> None:

@@ -36,9 +36,10 @@ CARRY_SPEED = 1.0
 there, not put there in one tick."""
 CARRY_TURN = 3.0
 """Fastest a held object turns toward its pose, rad/s."""
-GRIP = 0.05
-"""The hand takes hold (a zero-length link forms) when it is this close to the grip node, m:
-the link then closes a gap the hand has nearly closed itself."""
+REACH_TIME = 4.0
+"""Seconds the hand has to get to the object's grip node (stooping for it) and take hold:
+a zero-length link forms when it arrives (:meth:`~twig.motor.arms.ArmTask.at_grip`) and
+closes at the grips' speed, so the object never leaps into the hand."""
 APPROACH = 0.1
 """A pen is brought this far (m) over the board's surface before it comes down to write."""
 
@@ -159,7 +160,7 @@ class HoldForUse(ArmTask):
             # First bring the hand to its grip (stooping for it), then the object hovers
             # into place.
             point = world.node_pos[self.grip].copy()
-            stoop(self.who, point[1])
+            stoop(self.who, point, self.side)
             self.drive(self.side, point)
         else:
             # Carried from where it lay toward the pose, never faster than the carry limits.
@@ -170,10 +171,7 @@ class HoldForUse(ArmTask):
 
     def check(self) -> None:
         super().check()
-        world = self.who.world
-        hand = self.who.node(f"{self.side[0]}_hand")
-        if not self.gripped and np.linalg.norm(world.node_pos[hand] - world.node_pos[self.grip]
-                                               ) < GRIP:
+        if not self.gripped and self.at_grip(self.side, self.item, self.grip):
             now = chart(self.item, self.chart_name)
             self.carried = (now.origin, now.axes)
             take_hold(self.who, self.side, self.grip, self.item)
@@ -182,8 +180,9 @@ class HoldForUse(ArmTask):
             self.gripped = True
         if self.gripped and not self.action.done and self.elapsed > 0.5:
             self.action.succeed()
-        elif not self.gripped and self.elapsed > 4.0:
-            self.cancel(f"could not take hold of {self.item.name}")
+        elif not self.gripped and self.elapsed > REACH_TIME:
+            self.cancel(f"could not take hold of {self.item.name} in {REACH_TIME:g} s: "
+                        f"{self.short_of(self.side, self.who.world.node_pos[self.grip])}")
 
     def cancel(self, reason: str) -> None:
         if self.item.alive:
@@ -255,7 +254,7 @@ class Write(ArmTask):
         world = self.who.world
         if not self.gripped:
             point = world.node_pos[self.top].copy()
-            stoop(self.who, point[1])
+            stoop(self.who, point, self.side)
             self.drive(self.side, point)
             return
         front = chart(self.board, "front")
@@ -285,16 +284,16 @@ class Write(ArmTask):
     def check(self) -> None:
         super().check()
         world = self.who.world
-        hand = self.who.node(f"{self.side[0]}_hand")
         if not self.gripped:
-            if np.linalg.norm(world.node_pos[hand] - world.node_pos[self.top]) < GRIP:
+            if self.at_grip(self.side, self.pen, self.top):
                 self.carried = (world.node_pos[self.tip].copy(), world.node_pos[self.top].copy())
                 take_hold(self.who, self.side, self.top, self.pen)
                 self.free(self.side)
                 stoop(self.who, None)
                 self.gripped = True
-            elif self.elapsed > 4.0:
-                self.cancel(f"could not take hold of {self.pen.name}")
+            elif self.elapsed > REACH_TIME:
+                self.cancel(f"could not take hold of {self.pen.name} in {REACH_TIME:g} s: "
+                            f"{self.short_of(self.side, world.node_pos[self.top])}")
         elif self.elapsed > 0.8 + self.marks * self.per_mark and not self.action.done:
             self.writing = False
             self.action.succeed()

@@ -155,7 +155,8 @@ def _world_limits(cfg: Mapping[str, Any], where: str) -> None:
 
 
 def attach_scene_script(world: World, info: SceneInfo) -> Interpreter:
-    """Start the script a scene file names (``[scene] script``); it runs as the world steps.
+    """Start the script a scene file names (``[scene] script``); it runs as the world steps,
+    its first line in the next tick stepped (tick 0 of a scene just loaded).
 
     The interpreter is ``world.script``. A script that does not parse is a SceneError.
     """
@@ -164,12 +165,6 @@ def attach_scene_script(world: World, info: SceneInfo) -> Interpreter:
         calls = read_script(info.script)
     except ParseError as e:
         raise SceneError(f"{info.path}: [scene]: field 'script': {e}") from None
-    # Workaround: a scene's characters get one tick under motor control before its script's
-    # first line. The office's grasps succeed or not with the tick its script starts at: from
-    # tick 0 the boss's hand shoves the clipboard up and away instead of reaching its grip,
-    # from tick 6 it cannot take hold of the pen, from 1-4, 10 and 20 the script finishes. So
-    # the grasps are fragile, rather than the motor's first call special; tick 1 works.
-    start = world.tick + (1 if world.characters else 0)
-    interpreter = Interpreter(world, calls, start_tick=start)
+    interpreter = Interpreter(world, calls)
     world.script = interpreter
     return interpreter

@@ -37,8 +37,6 @@ class Interpreter:
         Receives one line of text per query value, event and reported failure.
     clock
         The real-time loop, for ``world: speed``, ``pause``, ``resume`` and ``step``.
-    start_tick
-        The first tick whose script stage runs lines (default: the next tick stepped).
 
     Attributes
     ----------
@@ -50,8 +48,8 @@ class Interpreter:
     """
 
     def __init__(self, world: PhysicsWorld, calls: Sequence[Call],
-                 output: Callable[[str], None] | None = None, clock: Clock | None = None,
-                 start_tick: int = 0) -> None:
+                 output: Callable[[str], None] | None = None,
+                 clock: Clock | None = None) -> None:
         self.world = world
         self.calls = list(calls)
         self.output = output or (lambda line: None)
@@ -60,7 +58,6 @@ class Interpreter:
         self.reason = ""
         self.ended_at: float | None = None
         self.next = 0
-        self.start_tick = start_tick
         self._waiting: tuple[Call, Action] | None = None
         self._watched: list[tuple[Call, Action]] = []
         world.stages.add("script", self._tick)
@@ -78,7 +75,7 @@ class Interpreter:
         self.output(f"t={self.world.time:.3f} {text}" if not self.session.json else text)
 
     def _tick(self) -> None:
-        if self.done or self.world.tick < self.start_tick:
+        if self.done:
             return
         if not self._check_actions():
             return
