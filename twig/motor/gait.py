@@ -25,9 +25,9 @@ STAND_TOLERANCE = 0.09      # a standing foot steps when this far from its place
 @kernel
 def gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg, foot_r, mode,
          wv, seat, swing, swing_t, swing_T, swing_from, swing_to, kick, support, steps,
-         hand_mode, c, dt):
+         hand_mode, wall_n, wall_off, c, dt):
     """Horswill VII.D: planted feet lock; a trailing or misplaced foot steps ballistically to
-    a point ahead along the walk vector; the opposite arm swings."""
+    a point ahead along the walk vector (never beyond a wall); the opposite arm swings."""
     feet = (nd[L_FOOT], nd[R_FOOT])
     hips = (nd[L_HIP], nd[R_HIP])
     speed = math.sqrt(wv[0] * wv[0] + wv[2] * wv[2])
@@ -53,7 +53,7 @@ def gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg,
         if swing[k]:
             _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hips[k], k, s,
                         foot_r, wv, speed, half, swing, swing_t, swing_T, swing_from, swing_to,
-                        kick, dt)
+                        kick, wall_n, wall_off, dt)
             continue
         if not flags[f] & LOCKED and flags[f] & GROUNDED:
             flags[f] |= LOCKED  # landed by itself (after a fall, a lift): plant it
@@ -111,9 +111,12 @@ def gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg,
 
 @kernel
 def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot_r, wv, speed,
-                half, swing, swing_t, swing_T, swing_from, swing_to, kick, dt):
+                half, swing, swing_t, swing_T, swing_from, swing_to, kick, wall_n, wall_off,
+                dt):
     """Advance foot ``k`` along its arc; aim at the hip's landing point plus the lead (or,
-    kicking, at the fixed ``swing_to`` low over the ground, at full speed through it)."""
+    kicking, at the fixed ``swing_to`` low over the ground, at full speed through it), kept
+    on this side of every wall by the foot's radius (a kinematic foot is not stopped by one:
+    driven into a fence, it dragged the leg up it and the knee bent backwards)."""
     t = swing_t[k] + dt
     T = swing_T[k]
     left = T - t  # past touchdown in its last tick: the hip's landing point, not its place now
@@ -125,6 +128,12 @@ def _swing_foot(pos, flags, move_target, move_time, lock_pos, f, hip, k, s, foot
         swing_to[k, 1] = foot_r
         swing_to[k, 2] = pos[hip, 2] + wv[2] * left + (wv[2] / speed * lead if speed > 0.05
                                                         else 0.0)
+    for w in range(wall_n.shape[0]):
+        gap = (swing_to[k, 0] * wall_n[w, 0] + swing_to[k, 1] * wall_n[w, 1]
+               + swing_to[k, 2] * wall_n[w, 2] - wall_off[w] - foot_r)
+        if gap < 0.0:
+            for d in range(3):
+                swing_to[k, d] -= gap * wall_n[w, d]
     tx = swing_to[k, 0]
     tz = swing_to[k, 2]
     u = min(t / T, 1.0)

@@ -77,6 +77,8 @@ K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
 LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
 SHOULDER_LIMIT = 0.5 * math.pi
+WALL_NEAR = 0.5             # hips this near a wall (m per adult m) stop walking into it...
+WALL_STOP = 0.25            # ...and not at all this near
 
 
 @kernel
@@ -108,18 +110,21 @@ def _twist(pos, prev, acc, inv_mass, left, right, target_yaw, gain, damp, dt):
 
 
 @kernel
-def motor_tick(nodes, rows, dt):
+def motor_tick(nodes, rows, walls, dt):
     """One tick of motor control for every character row: ``nodes`` and ``rows`` are the
     records :class:`~twig.motor.state.MotorNodes` and :class:`~twig.motor.state.MotorRows`
     as plain tuples, unpacked here in their fields' order (see :mod:`twig.motor.state` for
-    the columns, shapes and units); ``dt`` the tick (s). Writes node accelerations (``acc``,
-    m/s^2), set-point moves and locks of feet and hands, and the state columns."""
+    the columns, shapes and units); ``walls`` the world's static planes as ``(normal (P, 3),
+    offset (P,))`` (the half-space ``n.p >= offset`` is free); ``dt`` the tick (s). Writes
+    node accelerations (``acc``, m/s^2), set-point moves and locks of feet and hands, and the
+    state columns."""
     pos, prev, acc, inv_mass, flags, radius, move_target, move_time, lock_pos = nodes
     (node, scale, leg, arm, head_len, torso, foot_r, m_support, mode, walk, goal, goal_on,
      goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch, bend,
      hand_mode, hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
      swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
      gaze_dir) = rows
+    wall_n, wall_off = walls
     for c in range(node.shape[0]):
         if mode[c] == PASSIVE:
             continue
@@ -128,11 +133,12 @@ def motor_tick(nodes, rows, dt):
         if gaze_node[c] >= 0:  # following a node: a ball, another character's head
             for d in range(3):
                 gaze[c, d] = pos[gaze_node[c], d]
-        _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c,
-                  dt)
+        _navigate(pos, nd, s, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived,
+                  wall_n, wall_off, c, dt)
         gait(pos, prev, flags, radius, move_target, move_time, lock_pos, nd, s, leg[c],
              foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
-             swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], c, dt)
+             swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], wall_n,
+             wall_off, c, dt)
         _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
                  m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
@@ -155,9 +161,11 @@ def motor_tick(nodes, rows, dt):
 
 
 @kernel
-def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived, c, dt):
+def _navigate(pos, nd, s, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arrived,
+              wall_n, wall_off, c, dt):
     """Walk velocity for this tick: toward the goal (slowing to stop within ``goal_stop``) or
-    the commanded ``walk``, followed with a limited acceleration."""
+    the commanded ``walk``, followed with a limited acceleration; near a wall, the part of it
+    into the wall fades out (:func:`_along_walls`)."""
     hx = 0.5 * (pos[nd[L_HIP], 0] + pos[nd[R_HIP], 0])
     hz = 0.5 * (pos[nd[L_HIP], 2] + pos[nd[R_HIP], 2])
     wx = walk[c, 0]
@@ -176,6 +184,7 @@ def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arr
                                                                            goal_stop[c])))
             wx = dx / dist * speed
             wz = dz / dist * speed
+    wx, wz = _along_walls(hx, hz, wx, wz, s, wall_n, wall_off)
     ex = wx - walk_cmd[c, 0]
     ez = wz - walk_cmd[c, 2]
     e = math.sqrt(ex * ex + ez * ez)
@@ -186,6 +195,27 @@ def _navigate(pos, nd, walk, goal, goal_on, goal_speed, goal_stop, walk_cmd, arr
     walk_cmd[c, 0] += ex
     walk_cmd[c, 1] = 0.0
     walk_cmd[c, 2] += ez
+
+
+@kernel
+def _along_walls(hx, hz, wx, wz, s, wall_n, wall_off):
+    """The walk velocity ``(wx, wz)`` (m/s) of hips at ``(hx, hz)`` without its part into a
+    wall (a static plane that is not a floor) within :data:`WALL_NEAR` of them, faded in as
+    they come closer, fully gone within :data:`WALL_STOP`: a character walks along a fence
+    it meets, it does not tread on against it."""
+    for k in range(wall_n.shape[0]):
+        nx = wall_n[k, 0]
+        nz = wall_n[k, 2]
+        if abs(wall_n[k, 1]) > 0.7:
+            continue  # a floor or a ceiling
+        into = wx * nx + wz * nz
+        if into >= 0.0:
+            continue
+        gap = hx * nx + hz * nz - wall_off[k]
+        fade = min(1.0, max(0.0, (WALL_NEAR - gap / s) / (WALL_NEAR - WALL_STOP)))
+        wx -= fade * into * nx
+        wz -= fade * into * nz
+    return wx, wz
 
 
 @kernel

@@ -276,7 +276,8 @@ class MotorSystem:
         self._each_task(lambda task: task.update())
         close_links(self)
         world, t = self.world, self.table
-        motor_tick(pack(MotorNodes, world.nodes), pack(MotorRows, t), world.dt)
+        walls = (world.planes["normal"], world.planes["offset"])
+        motor_tick(pack(MotorNodes, world.nodes), pack(MotorRows, t), walls, world.dt)
         self._breathe()
         self._each_task(lambda task: task.check())
 
