@@ -47,3 +47,23 @@ def test_trip_falls_with_hands_out_and_returns_to_the_walk():
     assert back["transition"] == "kinematic->kinematic"
     assert back["reason"] == "clip fall-recovery succeeded"
     assert walker.upright and world.script.status == "finished"
+
+
+def test_the_trip_pitches_the_walker_over_the_ball_within_tenths_of_a_second():
+    """The shin caught on the ball, the walker goes over it: its head is under 60 % of its
+    standing height (a fall, as ``twig check`` counts one) within 0.6 s of the touch. It
+    used to track its walk on, propped on its knees against the ball, and squat there for
+    1.4 s before it fell."""
+    world = twig.load_scene("trip")
+    walker, ball = world.body("walker"), world.body("ball")
+    standing = world.node_pos[walker.nodes][0, 1]
+    touched = down = None
+    while down is None and world.time < 4.0:
+        world.step()
+        if touched is None and ball.id in world.contacts.body_a.tolist() + \
+                world.contacts.body_b.tolist():
+            touched = world.time
+        if world.node_pos[walker.nodes][0, 1] < 0.6 * standing:
+            down = world.time
+    assert touched is not None and down is not None
+    assert down - touched < 0.6

@@ -34,6 +34,7 @@ Status = Literal["nominal", "succeeded", "failed"]
 GRAVITY = np.array([0.0, 9.81, 0.0])
 
 L_SHOULDER, L_ELBOW, L_HAND, R_SHOULDER, R_ELBOW, R_HAND = 4, 5, 6, 7, 8, 9
+FEET, HIPS, TRUNK = [12, 15], [10, 13], [2, 3, 10, 13]
 
 
 class Controller:
@@ -219,20 +220,32 @@ class Tracking(Controller):
     onto the body as it lies (no net force, no net torque: muscles alone cannot right a
     falling body), so a trip or a hard push makes the character fall (status ``failed``) and
     a small one is absorbed.
+
+    A walker whose shin an active object touched (in the last ``CAUGHT_SECONDS``) and whose
+    foot is then held ``CAUGHT`` metres (per adult metre) off where the clip puts it, relative
+    to its trunk, has *tripped* (:attr:`tripped`; only while the clip stands): the foot that
+    should land ahead to catch the body is caught, and the status is ``failed`` at once. (Tracked
+    on, the stiff walking shape propped the walker on its knees against the ball it tripped on,
+    squatting there for 1.4 s before it fell.)
     """
 
     kinematic = False
     K, D = 120.0, 22.0          # 1/s^2, 1/s
     A_SUPPORT = 2.0             # m/s^2
     UPRIGHT_DEG = 15.0
+    CAUGHT = 0.1                # m per adult m
+    CAUGHT_SECONDS = 0.25       # s
+    STANDING = 0.8              # of the leg's length
 
     def __init__(self, player: ClipPlayer) -> None:
         self.player = player
         self.name = f"tracking {player.clip.name}"
         self.elapsed = 0.0
+        self.tripped = False
 
     def start(self, sup: Supervisor) -> None:
         self.elapsed = 0.0
+        self.tripped = False
         self.player.offset = self.player.fade = None
 
     def act(self, sup: Supervisor) -> None:
@@ -249,6 +262,9 @@ class Tracking(Controller):
         # hand-over there is nothing to correct and every node goes on as it was moving.
         target, target_vel = p.target(), p.target_velocity(dt)
         p.advance(dt)
+        if not self.tripped and sup.world.time - sup.last_shin_contact < self.CAUGHT_SECONDS \
+                and target[HIPS, 1].mean() > self.STANDING * sup.leg:
+            self.tripped = _feet_off(target, pos, mass) > self.CAUGHT * sup.scale
         balanced = sup.supported() and sup.tilt_deg() < self.UPRIGHT_DEG
         if not balanced:  # only the pose's shape: the clip turned onto the body as it is
             target = _onto(target, pos, mass)
@@ -296,12 +312,27 @@ def _mean(v: np.ndarray, mass: np.ndarray) -> np.ndarray:
 def _onto(pose: np.ndarray, body: np.ndarray, mass: np.ndarray) -> np.ndarray:
     """``pose`` (16, 3) rotated and moved to fit ``body`` best (mass-weighted Kabsch): its
     shape where the body is, however the body is turned or tipped."""
-    cp, cb = _mean(pose, mass), _mean(body, mass)
-    h = ((pose - cp) * mass[:, None]).T @ (body - cb)
+    return _onto_nodes(pose, body, mass, slice(None))
+
+
+def _onto_nodes(pose: np.ndarray, body: np.ndarray, mass: np.ndarray,
+                fit: slice | list[int]) -> np.ndarray:
+    """``pose`` (16, 3) rotated and moved so that its nodes ``fit`` (an index) fit the body's
+    best (mass-weighted Kabsch)."""
+    m = mass[fit]
+    cp, cb = _mean(pose[fit], m), _mean(body[fit], m)
+    h = ((pose[fit] - cp) * m[:, None]).T @ (body[fit] - cb)
     u, _, vt = np.linalg.svd(h)
     d = np.sign(np.linalg.det(vt.T @ u.T))
     rot = vt.T @ np.diag([1.0, 1.0, d]) @ u.T
     return (pose - cp) @ rot.T + cb
+
+
+def _feet_off(pose: np.ndarray, body: np.ndarray, mass: np.ndarray) -> float:
+    """How far (m) the body's feet are from where ``pose`` (16, 3) puts them relative to its
+    trunk (``pose`` fitted onto the body's chest, pelvis and hips): the most of the two."""
+    fit = _onto_nodes(pose, body, mass, TRUNK)
+    return float(np.linalg.norm(fit[FEET] - body[FEET], axis=1).max())
 
 
 def tipping(pos: np.ndarray) -> np.ndarray:
@@ -341,10 +372,12 @@ class FallReflex(Controller):
         pos, vel = sup.positions(), sup.velocities()
         ahead = tipping(pos)
         reach = sup.arm_length
+        radius = sup.world.nodes["radius"][sup.nodes]
         acc = np.zeros((16, 3))
         for shoulder, elbow, hand in ((L_SHOULDER, L_ELBOW, L_HAND),
                                       (R_SHOULDER, R_ELBOW, R_HAND)):
-            goal = pos[shoulder] + reach * (0.85 * ahead + np.array([0.0, -0.5, 0.0]))
+            goal = pos[shoulder] + 0.9 * reach * (0.6 * ahead + np.array([0.0, -0.8, 0.0]))
+            goal[1] = max(goal[1], radius[hand])  # on the ground, not into it
             acc[hand] = self.K * (goal - pos[hand]) - self.D * vel[hand]
             mid = 0.5 * (pos[shoulder] + goal)
             acc[elbow] = 0.5 * (self.K * (mid - pos[elbow]) - self.D * vel[elbow])

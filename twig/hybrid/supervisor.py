@@ -70,11 +70,13 @@ class Limp(Controller):
 
     def __init__(self) -> None:
         self.still = 0.0
+        self.elapsed = 0.0
 
     def precondition(self, sup: Supervisor) -> float | None:
         return 100.0
 
     def act(self, sup: Supervisor) -> None:
+        self.elapsed += sup.world.dt
         slow = float(np.abs(sup.velocities()).max()) < 0.6
         self.still = self.still + sup.world.dt if slow and sup.lying() else 0.0
 
@@ -99,6 +101,7 @@ class Supervisor:
         self.recovery: ClipPlayer | None = None
         self.passive: set[str] = set()
         self.last_active_contact = -math.inf
+        self.last_shin_contact = -math.inf
         self.driven = False
         self.settle: LinkSettle | None = None
 
@@ -161,10 +164,16 @@ class Supervisor:
         return self.lying() and self.tilt_deg() < 30.0
 
     def falling(self) -> bool:
-        """Tipping over: torso over 45 degrees from vertical or hips below 60 % of the leg, or
-        knocked off its feet (:meth:`knocked`), and not yet lying down."""
+        """Tipping over: torso over 45 degrees from vertical or hips below 60 % of the leg,
+        knocked off its feet (:meth:`knocked`) or tripped (:meth:`tripped`), and not yet lying
+        down."""
         return not self.lying() and (self.tilt_deg() > 45.0 or self.hips_height() < 0.6 * self.leg
-                                     or self.knocked())
+                                     or self.knocked() or self.tripped())
+
+    def tripped(self) -> bool:
+        """Tripped while tracking a clip (:attr:`Tracking.tripped`): a lower leg caught on
+        something, the body goes on over it."""
+        return isinstance(self.active, Tracking) and self.active.tripped
 
     def knocked(self) -> bool:
         """Hit in the last :data:`KNOCK_SECONDS` by another character with a blow of
@@ -219,22 +228,32 @@ class Supervisor:
         self.world.nodes["acc"][self.nodes] += acc
 
     # ------------------------------------------------------------------ what touches it
-    def active_contact(self) -> str | None:
-        """The name of an object active for this character that touched it last tick."""
+    def active_contact(self) -> tuple[str | None, bool]:
+        """The name of an object active for this character that touched it last tick, and
+        whether one touched a lower leg (a volume on a foot node: the shin): what a walker
+        trips on."""
         c = self.world.contacts
         me = self.character.id
         rows = c.involving(me)
         if not len(rows):
-            return None
-        others = np.where(c.body_a[rows] == me, c.body_b[rows], c.body_a[rows])
+            return None, False
+        mine_a = c.body_a[rows] == me
+        others = np.where(mine_a, c.body_b[rows], c.body_a[rows])
+        mine = np.where(mine_a, c.volume_a[rows], c.volume_b[rows])
         passive = self.passive | (self.active.passive if isinstance(self.active, ClipPlayer)
                                   else frozenset())
-        for other in others.tolist():
-            if other != me and self.world.has_body(other):
-                name = self.world.body_record(other).name
-                if name not in passive:
-                    return name
-        return None
+        feet = np.array([L_FOOT, R_FOOT]) + self.nodes.start
+        w, name, shin = self.world, None, False
+        for other, volume in zip(others.tolist(), mine.tolist(), strict=True):
+            if other == me or not w.has_body(other):
+                continue
+            what = w.body_record(other).name
+            if what in passive:
+                continue
+            name = name or what
+            row = np.flatnonzero(w.volumes["id"] == volume)
+            shin = shin or bool(np.isin(w.volumes["nodes"][row], feet).any())
+        return name, shin
 
     def incoming(self) -> str | None:
         """Something flying at the head: closing faster than 2 m/s, passing within 30 cm
@@ -267,9 +286,11 @@ class Supervisor:
     def tick(self) -> None:
         """One arbitration and one act (see the module doc)."""
         a = self.active
-        hit = self.active_contact()
+        hit, shin = self.active_contact()
         if hit is not None:
             self.last_active_contact = self.world.time
+        if shin:
+            self.last_shin_contact = self.world.time
         nxt, why = None, ""
         player = a.player if isinstance(a, Tracking) else a if isinstance(a, ClipPlayer) \
             else None
@@ -311,7 +332,7 @@ class Supervisor:
             return self.goal  # back to what the user asked for (kinematic to kinematic)
         pool: list[Controller] = [FallReflex(), MotorControl(), Limp()]
         if isinstance(ended, Limp | FallReflex) and status == "succeeded":
-            recovery = self.recovery_player()
+            recovery = self.recovery_player(ended.elapsed + 1.0)
             if recovery is not None:
                 return recovery
         if self._goal_running() and ended is not self.goal:
@@ -320,15 +341,17 @@ class Supervisor:
         best = min((cost, k) for cost, k in costs if cost is not None)
         return pool[best[1]]
 
-    def recovery_player(self) -> ClipPlayer | None:
-        """The fall-recovery clip from its start (lying to standing), if the library has it."""
+    def recovery_player(self, since: float) -> ClipPlayer | None:
+        """The fall-recovery clip from its start (lying to standing), if the library has it;
+        what touched the body in the last ``since`` seconds (the fall) is passive to it."""
         from twig.hybrid.library import library_clip
 
         if self.recovery is None:
             self.recovery = ClipPlayer(library_clip("fall-recovery"), from_start=True)
         self.recovery.played = 0.0
-        # What the body lies against is part of getting up from there (DANCE 2.6).
-        self.recovery.passive = frozenset(self.world.touched(self.character, within=1.0))
+        # What the body fell against and lies by is part of getting up from there (DANCE
+        # 2.6): a heavy ball tripped over, touched last as the body rolled off it.
+        self.recovery.passive = frozenset(self.world.touched(self.character, within=since))
         return self.recovery
 
     def _goal_running(self) -> bool:
