@@ -68,3 +68,24 @@ def test_a_body_lying_on_its_front_blends_into_the_recovery_clip_without_a_leap(
         path.append(world.node_pos[walker.nodes].copy())
     path = np.array(path)
     assert np.linalg.norm(path[2:] - path[:-2], axis=2).max() < 0.5
+
+
+def test_a_blend_turns_a_limb_that_points_the_other_way_instead_of_flipping_it():
+    """The kicked partner lies with its forearm pointing the other way from the recovery
+    clip's. Blending node positions, the hand passed its elbow and the forearm, rebuilt at its
+    length, flipped over in two ticks (the hand at 20 m/s, 0.56 m in a 30 fps frame); each
+    bone now turns from one direction to the other over the blend."""
+    world = twig.load_scene("kick")
+    partner = world.body("partner")
+    sup = supervisor(partner)
+    hands = [partner.node("l_hand"), partner.node("r_hand")]
+    fastest, blended = 0.0, 0
+    while world.time < 6.0:
+        before = world.node_pos[hands].copy()
+        world.step()
+        player = sup.active
+        if isinstance(player, ClipPlayer) and player.offset is not None:
+            blended += 1
+            fastest = max(fastest, float(np.linalg.norm(world.node_pos[hands] - before,
+                                                        axis=1).max()) / world.dt)
+    assert blended > 20 and fastest < 8.0

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from twig.bodies.humanoid import BRACES, LINKS, NODE_NAMES
+from twig.hybrid.retarget import BONES
 
 BLEND_SECONDS = 0.5
 """Dynamic to kinematic blend, seconds (DANCE 2.5)."""
@@ -33,6 +34,9 @@ RIGID = np.array([(NODE_NAMES.index(a), NODE_NAMES.index(b))
 """(L, 2) the humanoid's rigid links, bones and braces, as node indices (NODE_NAMES order)."""
 HOLD_ITERATIONS = 12
 """Gauss-Seidel sweeps of :func:`hold_lengths`."""
+_L_HIP, _R_HIP = NODE_NAMES.index("l_hip"), NODE_NAMES.index("r_hip")
+_HIPS = len(NODE_NAMES)
+"""Index of the hips' centre appended after the nodes (:func:`turned`)."""
 
 
 def hold_lengths(pose: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -52,6 +56,52 @@ def hold_lengths(pose: np.ndarray, like: np.ndarray) -> np.ndarray:
                 out[a] += fix
                 out[b] -= fix
     return out
+
+
+def slerp(a: np.ndarray, b: np.ndarray, w: float) -> np.ndarray:
+    """Unit vectors (n, 3): the unit vectors ``a`` (n, 3) turned toward ``b`` (n, 3) by the
+    fraction ``w`` of the angle between them, about their common normal (about any normal of
+    ``a`` where they are opposite)."""
+    cos = np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)
+    angle = np.arccos(cos)
+    axis = np.cross(a, b)
+    n = np.linalg.norm(axis, axis=1)
+    bent = n < 1e-9
+    if bent.any():  # parallel or opposite: any normal of a (along x, else along z)
+        other = np.where(np.abs(a[bent, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 0.0, 1.0]])
+        axis[bent] = np.cross(a[bent], other)
+        n[bent] = np.linalg.norm(axis[bent], axis=1)
+    axis /= n[:, None]
+    turn = w * angle
+    c, s = np.cos(turn)[:, None], np.sin(turn)[:, None]
+    return a * c + np.cross(axis, a) * s + axis * np.einsum("ij,ij->i", axis, a)[:, None] * (1 - c)
+
+
+def turned(source: np.ndarray, target: np.ndarray, w: float) -> np.ndarray:
+    """A pose (16, 3) whose hip line and bones (:data:`~twig.hybrid.retarget.BONES`) point
+    the way ``source``'s (16, 3) do turned toward ``target``'s by the fraction ``w`` of the
+    angle between them (:func:`slerp`), each a unit long from the hips' centre at the origin:
+    directions for :func:`~twig.hybrid.retarget.rebuild`, which gives them their lengths.
+
+    Blending the nodes' positions instead swings a limb that points opposite ways in the two
+    poses through its joint: a fallen partner's forearm, blended into the recovery clip, flipped
+    over its elbow in two ticks (the hand at 20 m/s) as the blended hand passed the elbow."""
+    ends = [(_HIPS if a == "hips" else NODE_NAMES.index(a), NODE_NAMES.index(b))
+            for a, b in BONES]
+    pairs = [(NODE_NAMES.index("r_hip"), NODE_NAMES.index("l_hip")), *ends]
+
+    def directions(pose: np.ndarray) -> np.ndarray:
+        mid = 0.5 * (pose[_L_HIP] + pose[_R_HIP])
+        at = np.vstack([pose, mid[None]])
+        d = np.array([at[b] - at[a] for a, b in pairs])
+        return d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
+
+    dirs = slerp(directions(source), directions(target), w)
+    out = np.zeros((17, 3))
+    out[_L_HIP], out[_R_HIP] = 0.5 * dirs[0], -0.5 * dirs[0]
+    for (a, b), d in zip(ends, dirs[1:], strict=True):
+        out[b] = out[a] + d
+    return out[:16]
 
 
 def finished(t: float, seconds: float) -> bool:
@@ -87,10 +137,19 @@ class OffsetBlend:
 
     def offset(self, t: float) -> np.ndarray:
         """The offset (n, 3) ``t`` seconds after the switch (zero from ``seconds`` on)."""
+        return (1.0 - self.weight(t)) * self.start(t)
+
+    def weight(self, t: float) -> float:
+        """The clip's share ``1 - H00(u) = smoothstep(u)`` ``t`` seconds after the switch."""
+        return smoothstep(t / self.seconds)
+
+    def start(self, t: float) -> np.ndarray:
+        """Where the character's side of the blend is (n, 3), relative to the clip, ``t``
+        seconds after the switch: ``d0 + T u / (1 + 2 u) v0``, since ``H10 = H00 u / (1 + 2 u)``
+        (so :meth:`offset` is ``H00`` times this: a blend of the two sides by
+        :meth:`weight`)."""
         u = min(max(t / self.seconds, 0.0), 1.0)
-        h00 = 2 * u ** 3 - 3 * u ** 2 + 1
-        h10 = u ** 3 - 2 * u ** 2 + u
-        return h00 * self.d0 + (h10 * self.seconds) * self.v0
+        return self.d0 + (self.seconds * u / (1.0 + 2.0 * u)) * self.v0
 
     def done(self, t: float) -> bool:
         return finished(t, self.seconds)

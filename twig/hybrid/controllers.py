@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from twig.bodies.frames import pelvis_frame
-from twig.hybrid.blend import OffsetBlend, finished, hold_lengths, smoothstep
+from twig.hybrid.blend import OffsetBlend, finished, hold_lengths, smoothstep, turned
 from twig.hybrid.clip import Clip
 from twig.hybrid.retarget import rebuild
 from twig.hybrid.similarity import heading, root, yaw_matrix
@@ -173,30 +173,37 @@ class ClipPlayer(Controller):
         self.played += dt
 
     def pose_now(self, dt: float) -> np.ndarray:
-        """This tick's pose: the clip, through any blend still running. A blend mixes node
-        positions, which shortens a limb that turns between the two poses (a forearm
-        swinging from one side to the other passes near its elbow): so a blended pose is
-        re-projected onto the clip's bone lengths, each bone keeping its blended direction
-        (:func:`~twig.hybrid.retarget.rebuild`), then every rigid link, braces included, onto
-        its length in the clip (:func:`~twig.hybrid.blend.hold_lengths`); and no node is
-        blended below both the height it started from and the clip's."""
+        """This tick's pose: the clip, through any blend still running. A blend turns each
+        bone (and the hip line) from its direction on the side blended from toward the
+        clip's, by the blend's weight (:func:`~twig.hybrid.blend.turned`), and builds the
+        pose from the blended hips outward at the clip's bone lengths
+        (:func:`~twig.hybrid.retarget.rebuild`), every rigid link, braces included, then held
+        at its length in the clip (:func:`~twig.hybrid.blend.hold_lengths`); no node is
+        blended below both the height it started from and the clip's. (Mixing the nodes'
+        positions shortened a limb turning between the two poses, and one pointing opposite
+        ways in them swung through its joint.)"""
         clip = self.target()
         p = clip
         if self.offset is not None:
-            p = p + self.offset.offset(self.blend_t)
-            p[:, 1] = np.maximum(p[:, 1], np.minimum(clip[:, 1], self.offset.heights))
-            if self.offset.done(self.blend_t):
+            blend, t = self.offset, self.blend_t
+            root = _hips(clip + blend.offset(t))
+            p = rebuild(turned(clip + blend.start(t), clip, blend.weight(t))[None], clip,
+                        root[None])[0]
+            p[:, 1] = np.maximum(p[:, 1], np.minimum(clip[:, 1], blend.heights))
+            if blend.done(t):
                 self.offset = None
         if self.fade is not None:
             old, seconds = self.fade
             old.advance(dt)
             w = smoothstep(self.blend_t / seconds)
-            p = (1.0 - w) * old.pose_now(dt) + w * p
+            was = old.pose_now(dt)
+            root = (1.0 - w) * _hips(was) + w * _hips(p)
+            p = rebuild(turned(was, p, w)[None], clip, root[None])[0]
             if finished(self.blend_t, seconds):
                 self.fade = None
         if p is clip:
             return p
-        return hold_lengths(rebuild(p[None], clip, 0.5 * (p[None, 10] + p[None, 13]))[0], clip)
+        return hold_lengths(p, clip)
 
     def act(self, sup: Supervisor) -> None:
         dt = sup.world.dt
@@ -282,6 +289,11 @@ class Tracking(Controller):
     def status(self, sup: Supervisor) -> Status:
         down = sup.lying() and self.elapsed > 1.0  # pinned down: let the body settle
         return "failed" if sup.falling() or down else "nominal"
+
+
+def _hips(pos: np.ndarray) -> np.ndarray:
+    """The point (3,) between the hip nodes of a pose (16, 3)."""
+    return 0.5 * (pos[HIPS[0]] + pos[HIPS[1]])
 
 
 def _trunk(pos: np.ndarray) -> np.ndarray:
