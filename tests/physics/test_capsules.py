@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from twig.physics.collision import response as r
+from twig.physics.collision import pair_table as pt
 from twig.physics.collision.capsules import (
     box_separation,
     capsule_contact,
@@ -23,19 +23,23 @@ from twig.physics.collision.capsules import (
 )
 from twig.physics.collision.geometry import closest_params_segments, fallback_normal
 from twig.physics.collision.projection import project_contact, set_capsule_coefs
+from twig.physics.collision.response import LEVER
 from twig.physics.flags import GROUNDED, MOVING
 
 DT = 1.0 / 60.0
 
 
-def _row(mu: float, passive_b: bool) -> np.ndarray:
-    row = np.zeros((1, r.PAIR_SLOTS))
-    row[0, r.GAP] = math.inf
-    row[0, r.MU] = mu
-    row[0, r.MOVE_A] = 1.0
-    row[0, r.MOVE_B] = 0.0 if passive_b else 1.0
-    row[0, r.ALLOWED] = 0.02
-    return row
+def _row(mu: float, passive_b: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One contact row of two capsules (``pair_b``, ``pair_f``) as ``activate_pair`` sets it
+    up."""
+    flags = pt.FLAGS.zeros(1)
+    flags[0, pt.MOVE_A] = True
+    flags[0, pt.MOVE_B] = not passive_b
+    row = pt.FLOATS.zeros(1)
+    row[0, pt.GAP] = math.inf
+    row[0, pt.MU] = mu
+    row[0, pt.ALLOWED] = 0.02
+    return flags, row
 
 
 def _distance(pos: np.ndarray) -> float:
@@ -43,18 +47,19 @@ def _distance(pos: np.ndarray) -> float:
     return distance_at(pos, 0, 1, 2, 3, *segment_params(pos, 0, 1, 2, 3))
 
 
-def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
+def _general(pos, prev, w, flags, gn, pair_i, pair_b, pair_f, ra, rb, first):
     """The general path for a capsule pair: closest points, normal, coefficients,
     project_contact."""
-    a0, a1, b0, b1 = pair_i[0, 0], pair_i[0, 1], pair_i[0, 4], pair_i[0, 5]
-    s, t = closest_params_segments(*pos[a0], *pos[a1], *pos[b0], *pos[b1])
+    a0, a1 = pair_i[0, pt.NODES_A + pt.N0], pair_i[0, pt.NODES_A + pt.N1]
+    b0, b1 = pair_i[0, pt.NODES_B + pt.N0], pair_i[0, pt.NODES_B + pt.N1]
+    s, u = closest_params_segments(*pos[a0], *pos[a1], *pos[b0], *pos[b1])
     p = pos[a0] + s * (pos[a1] - pos[a0])
-    q = pos[b0] + t * (pos[b1] - pos[b0])
+    q = pos[b0] + u * (pos[b1] - pos[b0])
     dx, dy, dz = p[0] - q[0], p[1] - q[1], p[2] - q[2]
     d = math.sqrt(dx * dx + dy * dy + dz * dz)
     gap = d - ra - rb
     if first:
-        pair_f[0, r.GAP] = gap
+        pair_f[0, pt.GAP] = gap
     if gap >= 0.0:
         return
     if d > 1e-9:
@@ -62,15 +67,15 @@ def _general(pos, prev, w, flags, gn, pair_i, pair_f, ra, rb, first):
     else:
         n = fallback_normal(*(pos[a1] - pos[a0]), *(pos[b1] - pos[b0]),
                             *(0.5 * (pos[a0] + pos[a1] - pos[b0] - pos[b1])))
-    set_capsule_coefs(s, pair_f, 0, r.COEF_A)
-    set_capsule_coefs(t, pair_f, 0, r.COEF_B)
+    set_capsule_coefs(s, pair_f, 0, pt.COEF_A)
+    set_capsule_coefs(u, pair_f, 0, pt.COEF_B)
     mid = 0.5 * (rb - ra + d)
     zeros = np.zeros(2, dtype=np.int64)
-    pair_f[0, r.LARGEST] = 0.0  # one projection, as narrow._project_pair counts them
-    project_contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_f, 0, *n, -gap,
-             q[0] + n[0] * mid, q[1] + n[1] * mid, q[2] + n[2] * mid, first, DT,
-             np.array([0, 0, 1, 1]), zeros, zeros)
-    pair_f[0, r.SEPARATED] += pair_f[0, r.LARGEST]
+    pair_f[0, pt.LARGEST] = 0.0  # one projection, as narrow._project_pair counts them
+    project_contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_b, pair_f, 0, *n, -gap,
+                    q[0] + n[0] * mid, q[1] + n[1] * mid, q[2] + n[2] * mid, first, DT,
+                    np.array([0, 0, 1, 1]), zeros, zeros)
+    pair_f[0, pt.SEPARATED] += pair_f[0, pt.LARGEST]
 
 
 INVERSE_MASSES = arrays(np.float64, 4, elements=st.sampled_from([0.0, 0.2, 1.0, 2.0, 5.0]))
@@ -97,18 +102,18 @@ def test_capsule_contact_matches_the_general_contact(ends, motion, radii, sphere
     lean = (pos.copy(), _row(mu, passive_b))
     general = (pos.copy(), _row(mu, passive_b))
     for _ in range(3):  # a first touch, then projections of a touching pair
-        s, t = segment_params(lean[0], 0, a1, 2, 3)
-        capsule_contact(lean[0], prev, w, w.copy(), flags, gn, pair_i, lean[1], 0, *radii, s, t,
-                        first, DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
+        s, u = segment_params(lean[0], 0, a1, 2, 3)
+        capsule_contact(lean[0], prev, w, w.copy(), flags, gn, pair_i, *lean[1], 0, *radii, s,
+                        u, first, DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
                         np.zeros(2, dtype=np.int64))
-        _general(general[0], prev, w, flags, gn, pair_i, general[1], *radii, first)
+        _general(general[0], prev, w, flags, gn, pair_i, *general[1], *radii, first)
         first = False
     # Both agree to 0.1 nm (fused and reordered rounding, amplified where a depth is the small
     # difference of two lengths, leaves ~1e-12; a wrong coefficient or sign, millimetres).
     np.testing.assert_allclose(lean[0], general[0], rtol=0.0, atol=1e-10)
     # The lean path also remembers where a pair was apart (SEEN slots), which the general
     # path, used for boxes, has no use for.
-    np.testing.assert_allclose(lean[1][:, :r.SEEN_GAP], general[1][:, :r.SEEN_GAP], rtol=1e-9,
+    np.testing.assert_allclose(lean[1][1][:, :pt.SEEN], general[1][1][:, :pt.SEEN], rtol=1e-9,
                                atol=1e-10, equal_nan=True)
 
 
@@ -122,11 +127,11 @@ def test_a_pair_said_still_apart_does_not_touch(ends, moves, radii):
     gap."""
     pos = ends.copy()
     pair_i = np.array([[0, 1, 1, 1, 2, 3, 3, 3]], dtype=np.int32)
-    row = np.zeros((1, r.PAIR_SLOTS))
+    row = pt.FLOATS.zeros(1)
     gap = _distance(pos) - sum(radii)
     if gap < 0.0:
         return
-    remember_at(pos, row, 0, r.SEEN_GAP, 0, 1, 2, 3, gap)
+    remember_at(pos, row, 0, pt.SEEN, 0, 1, 2, 3, gap)
     assert still_apart(pos, pair_i, row, 0) == (gap > 1e-9)
     pos += moves
     if still_apart(pos, pair_i, row, 0):
@@ -143,15 +148,16 @@ def test_remembered_distances_bound_the_distance_from_below(ends, moves):
     pos = ends.copy()
     d = _distance(pos)
     assert box_separation(pos, 0, 1, 2, 3) <= d + 1e-12
-    memory = np.zeros((2, 13))
-    remember_at(pos, memory, 1, 0, 0, 1, 2, 3, d)
-    assert memory[1, 0] == d
-    assert drift(pos, memory, 1, 0, 0, 1, 2, 3) == 0.0
+    memory = pt.SEEN_TABLE.zeros(2)
+    seen, distance = pt.CANDIDATE_SEEN, pt.CANDIDATE_SEEN + pt.DISTANCE
+    remember_at(pos, memory, 1, seen, 0, 1, 2, 3, d)
+    assert memory[1, distance] == d
+    assert drift(pos, memory, 1, seen, 0, 1, 2, 3) == 0.0
     pos += moves
-    assert memory[1, 0] - drift(pos, memory, 1, 0, 0, 1, 2, 3) <= (
+    assert memory[1, distance] - drift(pos, memory, 1, seen, 0, 1, 2, 3) <= (
         _distance(pos) + 1e-12)
     # A row never written (zeros) bounds nothing above zero.
-    assert memory[0, 0] - drift(pos, memory, 0, 0, 0, 1, 2, 3) <= 0.0
+    assert memory[0, distance] - drift(pos, memory, 0, seen, 0, 1, 2, 3) <= 0.0
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -185,15 +191,15 @@ def test_a_contact_push_moves_no_node_more_than_twice_the_overlap(ends, radii, w
     gn = np.zeros((4, 3))
     gn[:, 1] = 1.0
     pair_i = np.array([[0, 1, 1, 1, 2, 3, 3, 3]], dtype=np.int32)
-    row = _row(1.0, False)
-    row[0, r.ALLOWED] = 1.0  # the tick's allowance does not bound it: the rule must
+    pair_b, row = _row(1.0, False)
+    row[0, pt.ALLOWED] = 1.0  # the tick's allowance does not bound it: the rule must
     for k in range(12):  # a first sweep's repeats, then later iterations
         s, t = segment_params(pos, 0, 1, 2, 3)
         overlap = max(0.0, radii[0] + radii[1] - distance_at(pos, 0, 1, 2, 3, s, t))
         before = pos.copy()
-        push = capsule_contact(pos, prev, w, w.copy(), flags, gn, pair_i, row, 0, *radii, s, t,
-                               k == 0, DT, np.array([0, 0, 1, 1]), np.zeros(2, dtype=np.int64),
-                               np.zeros(2, dtype=np.int64))
+        push = capsule_contact(pos, prev, w, w.copy(), flags, gn, pair_i, pair_b, row, 0,
+                               *radii, s, t, k == 0, DT, np.array([0, 0, 1, 1]),
+                               np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64))
         assert push <= overlap + 1e-12
         moved = np.linalg.norm(pos - before, axis=1).max()
-        assert moved <= r.LEVER * overlap + 1e-12, (k, moved, overlap)
+        assert moved <= LEVER * overlap + 1e-12, (k, moved, overlap)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from twig.physics.collision import response as r
+from twig.physics.collision import pair_table as r
 from twig.physics.collision.response import contact_friction
 
 small = st.floats(-0.0015, 0.0015)  # m: a tick's displacements in a settling pile
@@ -15,14 +15,15 @@ small = st.floats(-0.0015, 0.0015)  # m: a tick's displacements in a settling pi
 def _row(s: float, t: float, normal: np.ndarray, push: float, mu: float) -> tuple:
     """One capsule row: nodes 0-1 against nodes 2-3 (two bodies), closest at ``s`` and ``t``."""
     pair_i = np.array([[0, 1, 1, 1, 2, 3, 3, 3]], dtype=np.int32)
-    pair_f = np.zeros((1, r.PAIR_SLOTS))
-    pair_f[0, r.COEF_A:r.COEF_A + 2] = (1.0 - s, s)
-    pair_f[0, r.COEF_B:r.COEF_B + 2] = (1.0 - t, t)
-    pair_f[0, r.NORMAL:r.NORMAL + 3] = normal
+    pair_f = r.FLOATS.zeros(1)
+    pair_f[0, r.COEF_A + r.N0], pair_f[0, r.COEF_A + r.N1] = 1.0 - s, s
+    pair_f[0, r.COEF_B + r.N0], pair_f[0, r.COEF_B + r.N1] = 1.0 - t, t
+    pair_f[0, r.FLOATS.span("normal")] = normal
     pair_f[0, r.PUSH] = push
     pair_f[0, r.MU] = mu
-    pair_f[0, r.MOVE_A] = pair_f[0, r.MOVE_B] = 1.0
-    return pair_i, pair_f
+    pair_b = r.FLAGS.zeros(1)
+    pair_b[0, r.MOVE_A] = pair_b[0, r.MOVE_B] = True
+    return pair_i, pair_b, pair_f
 
 
 def _relative(values: np.ndarray, s: float, t: float, normal: np.ndarray) -> np.ndarray:
@@ -33,12 +34,12 @@ def _relative(values: np.ndarray, s: float, t: float, normal: np.ndarray) -> np.
 
 def _friction(pos, prev, inert, s, t, normal, push, mu, rest_slide):
     """Run the friction pass on one row; returns (prev, hold) after it."""
-    pair_i, pair_f = _row(s, t, normal, push, mu)
+    pair_i, pair_b, pair_f = _row(s, t, normal, push, mu)
     prev = prev.copy()
     hold = np.zeros((4, 3))
     w = np.array([1.0, 2.0, 0.5, 1.5])
-    contact_friction(pos, prev, w, np.zeros(4, dtype=np.uint8), np.zeros((4, 3)), pair_i, pair_f,
-                     1, inert, hold, np.array([0, 0, 1, 1]), rest_slide, np.full(4, -1),
+    contact_friction(pos, prev, w, np.zeros(4, dtype=np.uint8), np.zeros((4, 3)), pair_i, pair_b,
+                     pair_f, 1, inert, hold, np.array([0, 0, 1, 1]), rest_slide, np.full(4, -1),
                      np.zeros(0), np.zeros(0), np.zeros((0, 3)), None, 1.0 / 60.0)
     return prev, hold
 

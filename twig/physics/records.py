@@ -118,9 +118,9 @@ class Collision(NamedTuple):
 
 
 class Pairs(NamedTuple):
-    """The broad phase's candidate list and the contact rows (P rows each; see
-    :mod:`twig.physics.collision.response` for ``pair_f``'s slots), this tick's hits and
-    pain, and the broad phase's counters."""
+    """The broad phase's candidate list and the contact rows (P rows each; their columns are
+    declared in :mod:`twig.physics.collision.pair_table`), this tick's hits and pain, and the
+    broad phase's counters."""
 
     pair_vol: np.ndarray
     pair_key: np.ndarray
@@ -128,6 +128,7 @@ class Pairs(NamedTuple):
     block_key: np.ndarray
     block_start: np.ndarray
     pair_i: np.ndarray
+    pair_b: np.ndarray
     pair_f: np.ndarray
     active: np.ndarray
     hit_row: np.ndarray

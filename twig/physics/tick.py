@@ -21,7 +21,8 @@ from twig.physics.collision.narrow import (
     resolve_active,
     sweep_spheres,
 )
-from twig.physics.collision.response import DEPTH, contact_friction
+from twig.physics.collision.pair_table import DEPTH, NODES_A, NODES_B
+from twig.physics.collision.response import contact_friction
 from twig.physics.collision.rolling import roll_spheres
 from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
@@ -112,8 +113,8 @@ def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
      body_vols, body_vol_start, self_pairs, self_start, linked_keys, linked_bodies, build_lo,
      build_hi, body_lo, body_hi, node_row, body_start, body_count, body_can_sleep, body_still,
      pain, pain_threshold, pain_half_life) = collision
-    (pair_vol, pair_key, pair_seen, block_key, block_start, pair_i, pair_f, active, hit_row,
-     hit_ids, pain_hits, pain_level, broad_stats) = pairs
+    (pair_vol, pair_key, pair_seen, block_key, block_start, pair_i, pair_b, pair_f, active,
+     hit_row, hit_ids, pain_hits, pain_level, broad_stats) = pairs
     (margin, lookahead, force, use_grid, sleep_drift, sleep_step, sleep_ticks, depenetration,
      static_slide, gravity, dt, iterations) = settings
     n_pairs = np.int64(0)
@@ -149,12 +150,12 @@ def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
             n_active = first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
                                    vol_nodes, vol_radius, vol_coef, vol_friction, vol_passive,
                                    box_c, box_u, box_h, boxes, pair_vol, n_pairs, pair_seen,
-                                   pair_i, pair_f, active, depenetration, dt, node_row,
+                                   pair_i, pair_b, pair_f, active, depenetration, dt, node_row,
                                    body_start, body_count, broad_stats)
         else:
             resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
                            vol_radius, vol_coef, box_c, box_u, box_h, boxes, pair_vol, pair_i,
-                           pair_f, active, n_active, dt, node_row, body_start, body_count,
+                           pair_b, pair_f, active, n_active, dt, node_row, body_start, body_count,
                            it % 2 == REVERSED)
         boxes_on_planes(pos, w, vol_nodes, vol_coef, boxes, box_c, box_u, box_h, plane_normal,
                         plane_offset, corner_push, corner_plane, it % 2 == REVERSED)
@@ -164,7 +165,7 @@ def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
                        plane_friction, depth, ground_normal, contact_friction_mu)
     _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-              depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
+              depth, ground_normal, contact_friction_mu, pair_i, pair_b, pair_f, n_active, node_row,
               body_start, inert, friction_hold, static_slide, rollers, node_roller, vol_nodes,
               vol_radius, vol_inertia, vol_rolling, vol_spin, boxes, dt)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
@@ -183,7 +184,7 @@ def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
 @kernel
 def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
               link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-              depth, ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row,
+              depth, ground_normal, contact_friction_mu, pair_i, pair_b, pair_f, n_active, node_row,
               body_start, inert, hold, static_slide, rollers, node_roller, vol_nodes, vol_radius,
               vol_inertia, vol_rolling, vol_spin, boxes, dt):
     """Rolling spheres, plane friction, one more sweep over the links of the nodes it slowed,
@@ -200,8 +201,8 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
         # doll).
         touching = np.zeros(body_start.shape[0], dtype=np.uint8)
         for q in range(n_active):  # branch-free: half the rows of a pile touch
-            a = node_row[pair_i[q, 0]]
-            b = node_row[pair_i[q, 4]]
+            a = node_row[pair_i[q, NODES_A]]
+            b = node_row[pair_i[q, NODES_B]]
             hit = np.uint8((pair_f[q, DEPTH] > 0.0) & (a != b))
             touching[a] |= hit
             touching[b] |= hit
@@ -210,8 +211,8 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
         relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                      link_stiffness, n_rigid, n_exact, slowed, plane_normal, plane_offset,
                      plane_friction, np.zeros(n), ground_normal, contact_friction_mu)
-    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert, hold,
-                     node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin,
+    contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, n_active, inert,
+                     hold, node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin,
                      boxes, dt)
 
 
@@ -241,8 +242,8 @@ def array_args(world: PhysicsWorld, announce: bool = True) -> tuple:
     pairs = {"pair_vol": world._pair_vol, "pair_key": world._pair_key,
              "pair_seen": world._pair_seen, "block_key": world._block_key,
              "block_start": world._block_start, "pair_i": world._pair_i,
-             "pair_f": world._pair_f, "active": world._pair_active, "hit_row": world._hit_row,
-             "hit_ids": world._hit_ids, "pain_hits": world._pain_hits,
+             "pair_b": world._pair_b, "pair_f": world._pair_f, "active": world._pair_active,
+             "hit_row": world._hit_row, "hit_ids": world._hit_ids, "pain_hits": world._pain_hits,
              "pain_level": world._pain_level, "broad_stats": world.broad_stats}
     args = (pack(Nodes, world.nodes), pack(Constraints, constraints),
             pack(Volumes, world.volumes), pack(Collision, col), pack(Pairs, pairs))

@@ -74,8 +74,8 @@ class PhysicsWorld(NodeControl, CollisionMixin):
     CACHES = frozenset({
         "_solver", "_solver_slot", "_solver_version", "_args_key", "_args", "_col_version",
         "_col", "_col_force", "broad_stats", "profile", "_pair_vol", "_pair_key", "_pair_seen",
-        "_block_key", "_block_start", "_pair_i", "_pair_f", "_pair_active", "_hit_row",
-        "_hit_ids", "_pain_hits", "_pain_level"})
+        "_block_key", "_block_start", "_pair_i", "_pair_b", "_pair_f", "_pair_active",
+        "_hit_row", "_hit_ids", "_pain_hits", "_pain_level"})
     """Attributes derived from the state or scratch buffers of the tick: no snapshot keeps
     them (a restore rebuilds what it needs). Every other attribute, including those the layers
     above set, is state that ``twig.World.snapshot`` keeps."""

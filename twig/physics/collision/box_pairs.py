@@ -18,9 +18,19 @@ from twig.physics.collision.geometry import (
     point_in_box,
     segment_box,
 )
+from twig.physics.collision.pair_table import COEF_A, COEF_B, GAP, SIDE_NODES
 from twig.physics.collision.projection import project_contact, set_capsule_coefs
-from twig.physics.collision.response import COEF_A, COEF_B, GAP
 from twig.physics.hot import hot_kernel, kernel
+
+ACC_A = 0
+"""Slot of the scratch row ``acc`` (see :func:`_box_vertices_in`) where the depth-weighted
+coefficients of the first side's nodes start (SIDE_NODES slots) ..."""
+ACC_B = ACC_A + SIDE_NODES
+"""... those of the second side's ..."""
+ACC_DEPTH = ACC_B + SIDE_NODES
+"""... and their total depth (m)."""
+ACC_SLOTS = ACC_DEPTH + 1
+"""Slots of ``acc``."""
 
 
 @hot_kernel
@@ -62,14 +72,15 @@ def box_coef(vol_coef, box_h, v, lx, ly, lz, k):
 
 @hot_kernel
 def set_box_coefs(vol_coef, box_h, v, lx, ly, lz, pair_f, q, slot):
-    """Store the affine node coefficients of the box point ``l`` in ``pair_f[q, slot:]``."""
-    for k in range(4):
+    """Store the affine node coefficients of the box point ``l`` in ``pair_f[q, slot:]``
+    (``slot``: COEF_A or COEF_B)."""
+    for k in range(SIDE_NODES):
         pair_f[q, slot + k] = box_coef(vol_coef, box_h, v, lx, ly, lz, k)
 
 
 @kernel
 def capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
-                vol_coef, vc, vb, capsule_first, box_c, box_u, box_h, pair_i, pair_f, q,
+                vol_coef, vc, vb, capsule_first, box_c, box_u, box_h, pair_i, pair_b, pair_f, q,
                 first, dt, node_row, body_start, body_count):
     """Capsule ``vc`` against box ``vb``; ``capsule_first`` says which side of row ``q`` the
     capsule is on (the normal is flipped for the other order)."""
@@ -118,14 +129,14 @@ def capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_rad
     py = box_c[vb, 1] + lx * box_u[vb, 0, 1] + ly * box_u[vb, 1, 1] + lz * box_u[vb, 2, 1]
     pz = box_c[vb, 2] + lx * box_u[vb, 0, 2] + ly * box_u[vb, 1, 2] + lz * box_u[vb, 2, 2]
     sign = 1.0 if capsule_first else -1.0
-    return project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+    return project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q,
                            sign * nx, sign * ny, sign * nz, -gap, px, py, pz, first, dt,
                            node_row, body_start, body_count)
 
 
 @kernel
 def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs, vt,
-                     s_first, box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt,
+                     s_first, box_c, box_u, box_h, pair_i, pair_b, pair_f, q, nx, ny, nz, first, dt,
                      node_row, body_start, body_count, acc, reverse):
     """Push each vertex of box ``vs`` that lies inside box ``vt`` out along ``n`` (unit, from
     ``vt`` toward ``vs``), one after the other, both boxes responding as rigid frames.
@@ -135,8 +146,8 @@ def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
     push tilts both frames a little toward the corners still to come, so the corners go in
     order or, with ``reverse``, in reverse order, alternately by iteration (see
     :data:`~twig.physics.collision.narrow.REVERSED`). ``acc`` collects the depth-weighted
-    coefficients of both sides (slots 0-7) and the total depth (slot 8); returns the deepest
-    push."""
+    coefficients of both sides and the total depth (ACC_A, ACC_B, ACC_DEPTH); returns the
+    deepest push."""
     deepest = 0.0
     for step in range(8):
         corner = 7 - step if reverse else step
@@ -151,39 +162,40 @@ def _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vo
             continue
         deepest = max(deepest, _push_point_out(
             pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first, box_c,
-            box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz, lx, ly, lz,
+            box_u, box_h, pair_i, pair_b, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz, lx, ly, lz,
             first, dt, node_row, body_start, body_count, acc))
     return deepest
 
 
 @kernel
-def _push_point_out(pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first,
-                    box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz,
-                    lx, ly, lz, first, dt, node_row, body_start, body_count, acc):
+def _push_point_out(pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first, box_c,
+                    box_u, box_h, pair_i, pair_b, pair_f, q, nx, ny, nz, px, py, pz, sx, sy, sz, lx,
+                    ly, lz, first, dt, node_row, body_start, body_count, acc):
     """Push point ``p`` of box ``vs`` (box coordinates ``s``), inside box ``vt`` (box
     coordinates ``l``), out along ``n`` (unit, from ``vt`` toward ``vs``) to ``vt``'s extent
     along ``n``, both boxes responding as rigid frames, and add its depth-weighted coefficients
-    and depth to ``acc`` (see :func:`_box_vertices_in`). Returns the depth (m; 0 if none)."""
+    and depth to ``acc`` (ACC_SLOTS; see :func:`_box_vertices_in`). Returns the depth (m; 0 if
+    none)."""
     d = (box_c[vt, 0] * nx + box_c[vt, 1] * ny + box_c[vt, 2] * nz
          + box_projection_radius(box_u, box_h, vt, nx, ny, nz)) - (px * nx + py * ny + pz * nz)
     if d <= 0.0:
         return 0.0
     set_box_coefs(vol_coef, box_h, vs, sx, sy, sz, pair_f, q, COEF_A if s_first else COEF_B)
     set_box_coefs(vol_coef, box_h, vt, lx, ly, lz, pair_f, q, COEF_B if s_first else COEF_A)
-    for k in range(4):
-        acc[k] += d * pair_f[q, COEF_A + k]
-        acc[4 + k] += d * pair_f[q, COEF_B + k]
-    acc[8] += d
+    for k in range(SIDE_NODES):
+        acc[ACC_A + k] += d * pair_f[q, COEF_A + k]
+        acc[ACC_B + k] += d * pair_f[q, COEF_B + k]
+    acc[ACC_DEPTH] += d
     sign = 1.0 if s_first else -1.0
-    project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, sign * nx,
-                    sign * ny, sign * nz, d, px, py, pz, first, dt, node_row, body_start,
+    project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q,
+                    sign * nx, sign * ny, sign * nz, d, px, py, pz, first, dt, node_row, body_start,
                     body_count)
     return d
 
 
 @kernel
 def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs, vt,
-                  s_first, box_c, box_u, box_h, pair_i, pair_f, q, nx, ny, nz, first, dt,
+                  s_first, box_c, box_u, box_h, pair_i, pair_b, pair_f, q, nx, ny, nz, first, dt,
                   node_row, body_start, body_count, acc, reverse):
     """Push the points where the edges of box ``vs`` pass through the faces of box ``vt`` out
     along ``n``, as :func:`_box_vertices_in` pushes the vertices (same arguments; each edge's
@@ -244,7 +256,7 @@ def _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_c
         _, lx, ly, lz = point_in_box(box_c, box_u, box_h, vt, px, py, pz, 0.0)
         deepest = max(deepest, _push_point_out(
             pos, prev, w, inv_mass, flags, ground_normal, vol_coef, vs, vt, s_first, box_c,
-            box_u, box_h, pair_i, pair_f, q, nx, ny, nz, px, py, pz, ax, ay, az, lx, ly, lz,
+            box_u, box_h, pair_i, pair_b, pair_f, q, nx, ny, nz, px, py, pz, ax, ay, az, lx, ly, lz,
             first, dt, node_row, body_start, body_count, acc))
     return deepest
 
@@ -259,7 +271,7 @@ def _box_point(box_c, box_u, v, lx, ly, lz):
 
 @kernel
 def box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va, vb, box_c,
-            box_u, box_h, pair_i, pair_f, q, first, dt, node_row, body_start, body_count,
+            box_u, box_h, pair_i, pair_b, pair_f, q, first, dt, node_row, body_start, body_count,
             reverse):
     """Boxes by the separating-axis test, then by vertices (each vertex of one box inside the
     other is pushed out along the separating axis) and, when that axis is a face's normal, by
@@ -276,7 +288,7 @@ def box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, v
     # Vertices of each box in the other, then, face against face, the crossings of the other
     # box's edges through the sides of the face's box (:func:`_box_edges_in`); all in reverse
     # order with ``reverse``.
-    acc = np.zeros(9)
+    acc = np.zeros(ACC_SLOTS)
     deepest = 0.0
     parts = 4 if kind != 2 else 2
     for step in range(parts):
@@ -288,30 +300,30 @@ def box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, v
         vt = vb if s_first else va
         sg = 1.0 if s_first else -1.0
         if part < 2:
-            d = _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                 vol_coef, vs, vt, s_first, box_c, box_u, box_h, pair_i, pair_f,
-                                 q, sg * nx, sg * ny, sg * nz, first, dt, node_row, body_start,
+            d = _box_vertices_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef,
+                                 vs, vt, s_first, box_c, box_u, box_h, pair_i, pair_b, pair_f, q,
+                                 sg * nx, sg * ny, sg * nz, first, dt, node_row, body_start,
                                  body_count, acc, reverse)
         else:
-            d = _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef,
-                              vs, vt, s_first, box_c, box_u, box_h, pair_i, pair_f, q, sg * nx,
+            d = _box_edges_in(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, vs,
+                              vt, s_first, box_c, box_u, box_h, pair_i, pair_b, pair_f, q, sg * nx,
                               sg * ny, sg * nz, first, dt, node_row, body_start, body_count, acc,
                               reverse)
         deepest = max(deepest, d)
-    if acc[8] > 0.0:
-        for k in range(4):
-            pair_f[q, COEF_A + k] = acc[k] / acc[8]
-            pair_f[q, COEF_B + k] = acc[4 + k] / acc[8]
+    if acc[ACC_DEPTH] > 0.0:
+        for k in range(SIDE_NODES):
+            pair_f[q, COEF_A + k] = acc[ACC_A + k] / acc[ACC_DEPTH]
+            pair_f[q, COEF_B + k] = acc[ACC_B + k] / acc[ACC_DEPTH]
         return deepest
     if kind != 2:
         # Crossed through each other with no vertex inside: part them at their centres.
         set_box_coefs(vol_coef, box_h, va, 0.0, 0.0, 0.0, pair_f, q, COEF_A)
         set_box_coefs(vol_coef, box_h, vb, 0.0, 0.0, 0.0, pair_f, q, COEF_B)
-        return project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q,
-                               nx, ny, nz, overlap, 0.5 * (box_c[va, 0] + box_c[vb, 0]),
+        return project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f,
+                               q, nx, ny, nz, overlap, 0.5 * (box_c[va, 0] + box_c[vb, 0]),
                                0.5 * (box_c[va, 1] + box_c[vb, 1]),
-                               0.5 * (box_c[va, 2] + box_c[vb, 2]), first, dt, node_row,
-                               body_start, body_count)
+                               0.5 * (box_c[va, 2] + box_c[vb, 2]), first, dt, node_row, body_start,
+                               body_count)
     # Edge against edge: the edge of each box lying deepest toward the other.
     la = [0.0, 0.0, 0.0]
     lb = [0.0, 0.0, 0.0]
@@ -342,8 +354,8 @@ def box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, v
     px = 0.5 * (p0[0] + s * (p1[0] - p0[0]) + q0[0] + t * (q1[0] - q0[0]))
     py = 0.5 * (p0[1] + s * (p1[1] - p0[1]) + q0[1] + t * (q1[1] - q0[1]))
     pz = 0.5 * (p0[2] + s * (p1[2] - p0[2]) + q0[2] + t * (q1[2] - q0[2]))
-    return project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx,
-                           ny, nz, overlap, px, py, pz, first, dt, node_row, body_start,
+    return project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q,
+                           nx, ny, nz, overlap, px, py, pz, first, dt, node_row, body_start,
                            body_count)
 
 

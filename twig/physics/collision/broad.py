@@ -28,6 +28,7 @@ from twig.physics.collision.pair_list import (
     merged_keys,
     push_key,
 )
+from twig.physics.collision.pair_table import VOL_A, VOL_B, VOL_SLOTS
 from twig.physics.hot import hot_kernel, kernel
 from twig.physics.memmove import memmove
 from twig.physics.sorting import stable_argsort
@@ -229,8 +230,8 @@ def _pair_bodies(ba, bb, body_vols, body_vol_start, build_lo, build_hi, blo, bhi
             if keep and check_links and _linked(vol_nodes, linked_keys, n_nodes, va, vb):
                 keep = False
             if n < pair_vol.shape[0]:
-                pair_vol[n, 0] = min(va, vb)
-                pair_vol[n, 1] = max(va, vb)
+                pair_vol[n, VOL_A] = min(va, vb)
+                pair_vol[n, VOL_B] = max(va, vb)
                 fresh[n] = ((key * most + near_a[x] - body_vol_start[ba]) * most
                             + near_b[y] - body_vol_start[bb])
             n += keep
@@ -466,7 +467,7 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
     near_a = np.empty(most, dtype=np.int64)
     near_b = np.empty(most, dtype=np.int64)
     capacity = pair_vol.shape[0]
-    listed = np.empty((capacity, 2), dtype=np.int32)
+    listed = np.empty((capacity, VOL_SLOTS), dtype=np.int32)
     fresh = np.empty(capacity, dtype=np.int64)
     source = np.empty(capacity, dtype=np.int64)  # each listed pair's old row (carry_memory)
     blocks = np.empty(capacity + 1, dtype=np.int64)
@@ -516,15 +517,15 @@ def find_pairs(pos, prev, vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, 
             stats[VOLUME_TESTS] += 1
             if _overlap(build_lo, build_hi, va, vb):
                 if n < capacity:
-                    listed[n, 0] = va
-                    listed[n, 1] = vb
+                    listed[n, VOL_A] = va
+                    listed[n, VOL_B] = vb
                     fresh[n] = self_base + s
                     source[n] = UNKNOWN
                 n += 1
     stats[BLOCKS] = 0
     if n <= capacity:
         carry_memory(pair_key, fresh, stats[PAIRS], n, pair_seen, source)
-        memmove(pair_vol, 0, listed, 0, 2 * n)
+        memmove(pair_vol, 0, listed, 0, VOL_SLOTS * n)
         if n_close < capacity:
             # memmove, not a slice copy: that would compile NumPy's shape checks and their
             # string-formatted messages (about 2 s of a first run's compile)

@@ -18,20 +18,36 @@ from __future__ import annotations
 import math
 
 from twig.physics.collision.geometry import closest_params_segments, fallback_normal
-from twig.physics.collision.response import (
+from twig.physics.collision.pair_table import (
     ALLOWED,
+    AT_A0,
+    AT_A1,
+    AT_B0,
+    AT_B1,
     COEF_A,
     COEF_B,
     DEPTH,
+    DISTANCE,
     ENERGY,
     GAP,
-    LEVER,
     MOVE_A,
     MOVE_B,
+    N0,
+    N1,
+    N2,
+    N3,
+    NODES_A,
+    NODES_B,
     NORMAL,
     POINT,
     PUSH,
-    SEEN_GAP,
+    SEEN,
+    X,
+    Y,
+    Z,
+)
+from twig.physics.collision.response import (
+    LEVER,
     SELF_APPROACH,
     WAKE_DEPTH,
     WAKE_SPEED,
@@ -79,14 +95,22 @@ def distance_at(pos, a0, a1, b0, b1, s, t):
 
 @hot_kernel
 def remember_at(pos, memory, q, k, a0, a1, b0, b1, value):
-    """Write ``value`` (a distance, m) to ``memory[q, k]`` and where nodes ``a0``, ``a1``,
-    ``b0``, ``b1`` are now to the 12 slots after it (see :func:`drift`)."""
-    memory[q, k] = value
-    for i in (a0, a1, b0, b1):
-        memory[q, k + 1] = pos[i, 0]
-        memory[q, k + 2] = pos[i, 1]
-        memory[q, k + 3] = pos[i, 2]
-        k += 3
+    """Write the :data:`~twig.physics.collision.pair_table.MEMORY` that starts at slot ``k``
+    of ``memory`` row ``q``: ``value`` (a distance, m) and where nodes ``a0``, ``a1``, ``b0``,
+    ``b1`` are now (see :func:`drift`)."""
+    memory[q, k + DISTANCE] = value
+    _remember_node(pos, memory, q, k + AT_A0, a0)
+    _remember_node(pos, memory, q, k + AT_A1, a1)
+    _remember_node(pos, memory, q, k + AT_B0, b0)
+    _remember_node(pos, memory, q, k + AT_B1, b1)
+
+
+@hot_kernel
+def _remember_node(pos, memory, q, k, i):
+    """Write where node ``i`` is now (m) to ``memory[q, k:k + 3]``."""
+    memory[q, k + X] = pos[i, 0]
+    memory[q, k + Y] = pos[i, 1]
+    memory[q, k + Z] = pos[i, 2]
 
 
 @hot_kernel
@@ -98,39 +122,41 @@ def drift(pos, memory, q, k, a0, a1, b0, b1):
     by at most ``m``; so the distance between two segments changes by at most the largest end
     displacement of each, whatever the segments are. A displacement is bounded by the sum of
     its coordinate changes (cheaper than a square root)."""
-    return (max(_l1_moved(pos, memory, q, k + 1, a0), _l1_moved(pos, memory, q, k + 4, a1))
-            + max(_l1_moved(pos, memory, q, k + 7, b0), _l1_moved(pos, memory, q, k + 10, b1)))
+    return (max(_l1_moved(pos, memory, q, k + AT_A0, a0), _l1_moved(pos, memory, q, k + AT_A1, a1))
+            + max(_l1_moved(pos, memory, q, k + AT_B0, b0),
+                  _l1_moved(pos, memory, q, k + AT_B1, b1)))
 
 
 @hot_kernel
 def _l1_moved(pos, memory, q, k, i):
     """Sum of node ``i``'s coordinate changes since ``memory[q, k:k + 3]``, metres."""
-    return (abs(pos[i, 0] - memory[q, k]) + abs(pos[i, 1] - memory[q, k + 1])
-            + abs(pos[i, 2] - memory[q, k + 2]))
+    return (abs(pos[i, 0] - memory[q, k + X]) + abs(pos[i, 1] - memory[q, k + Y])
+            + abs(pos[i, 2] - memory[q, k + Z]))
 
 
 @hot_kernel
 def still_apart(pos, pair_i, pair_f, q):
-    """True when capsule row ``q`` surely does not touch: the gap last measured (``SEEN_GAP``)
+    """True when capsule row ``q`` surely does not touch: the gap last measured (``SEEN``)
     exceeds how far its nodes have moved since (:func:`drift`; 1 nm of slack covers rounding).
     A later iteration thus skips, for 10 ns instead of 80, the exact test of a pair that was
     near but not touching."""
-    return pair_f[q, SEEN_GAP] - drift(pos, pair_f, q, SEEN_GAP, pair_i[q, 0], pair_i[q, 1],
-                                       pair_i[q, 4], pair_i[q, 5]) > 1e-9
+    return pair_f[q, SEEN + DISTANCE] - drift(
+        pos, pair_f, q, SEEN, pair_i[q, NODES_A + N0], pair_i[q, NODES_A + N1],
+        pair_i[q, NODES_B + N0], pair_i[q, NODES_B + N1]) > 1e-9
 
 
 @hot_inline
-def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
+def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q, ra, rb,
                     s, t, first, dt, node_row, body_start, body_count):
     """Find and project the contact of capsule row ``q`` (radii ``ra``, ``rb`` in metres)
     whose core segments are closest at parameters ``s`` and ``t`` (:func:`segment_params`):
     the normal between those points, the depth; then :func:`_respond`. ``first`` records the
     gap and the impact (the first projection of the tick). Returns the separation pushed (m;
     0 when apart)."""
-    a0 = pair_i[q, 0]
-    a1 = pair_i[q, 1]
-    b0 = pair_i[q, 4]
-    b1 = pair_i[q, 5]
+    a0 = pair_i[q, NODES_A + N0]
+    a1 = pair_i[q, NODES_A + N1]
+    b0 = pair_i[q, NODES_B + N0]
+    b1 = pair_i[q, NODES_B + N1]
     qx = pos[b0, 0] + t * (pos[b1, 0] - pos[b0, 0])
     qy = pos[b0, 1] + t * (pos[b1, 1] - pos[b0, 1])
     qz = pos[b0, 2] + t * (pos[b1, 2] - pos[b0, 2])
@@ -142,9 +168,9 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
     if first:
         pair_f[q, GAP] = gap
     if gap >= 0.0:
-        remember_at(pos, pair_f, q, SEEN_GAP, a0, a1, b0, b1, gap)
+        remember_at(pos, pair_f, q, SEEN, a0, a1, b0, b1, gap)
         return 0.0
-    pair_f[q, SEEN_GAP] = -1.0
+    pair_f[q, SEEN + DISTANCE] = -1.0
     if d > 1e-9:
         nx = dx / d
         ny = dy / d
@@ -156,35 +182,35 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
             0.5 * (pos[a0, 0] + pos[a1, 0] - pos[b0, 0] - pos[b1, 0]),
             0.5 * (pos[a0, 1] + pos[a1, 1] - pos[b0, 1] - pos[b1, 1]),
             0.5 * (pos[a0, 2] + pos[a1, 2] - pos[b0, 2] - pos[b1, 2]))
-    pair_f[q, COEF_A] = 1.0 - s
-    pair_f[q, COEF_A + 1] = s
-    pair_f[q, COEF_A + 2] = 0.0
-    pair_f[q, COEF_A + 3] = 0.0
-    pair_f[q, COEF_B] = 1.0 - t
-    pair_f[q, COEF_B + 1] = t
-    pair_f[q, COEF_B + 2] = 0.0
-    pair_f[q, COEF_B + 3] = 0.0
+    pair_f[q, COEF_A + N0] = 1.0 - s
+    pair_f[q, COEF_A + N1] = s
+    pair_f[q, COEF_A + N2] = 0.0
+    pair_f[q, COEF_A + N3] = 0.0
+    pair_f[q, COEF_B + N0] = 1.0 - t
+    pair_f[q, COEF_B + N1] = t
+    pair_f[q, COEF_B + N2] = 0.0
+    pair_f[q, COEF_B + N3] = 0.0
     if pair_f[q, DEPTH] == 0.0:
-        _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, -gap, first,
-                     dt, node_row, body_start, body_count)
+        _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_b, pair_f, q, nx, ny, nz, -gap,
+                     first, dt, node_row, body_start, body_count)
     if -gap > pair_f[q, DEPTH]:
         mid = 0.5 * (rb - ra + d)
         pair_f[q, DEPTH] = -gap
-        pair_f[q, POINT] = qx + nx * mid
-        pair_f[q, POINT + 1] = qy + ny * mid
-        pair_f[q, POINT + 2] = qz + nz * mid
-        pair_f[q, NORMAL] = nx
-        pair_f[q, NORMAL + 1] = ny
-        pair_f[q, NORMAL + 2] = nz
+        pair_f[q, POINT + X] = qx + nx * mid
+        pair_f[q, POINT + Y] = qy + ny * mid
+        pair_f[q, POINT + Z] = qz + nz * mid
+        pair_f[q, NORMAL + X] = nx
+        pair_f[q, NORMAL + Y] = ny
+        pair_f[q, NORMAL + Z] = nz
     push = min(-gap, pair_f[q, ALLOWED] - pair_f[q, PUSH])
     if push <= 0.0:
         return 0.0
-    _respond(pos, w, flags, ground_normal, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push)
+    _respond(pos, w, flags, ground_normal, pair_b, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push)
     return push
 
 
 @hot_kernel
-def capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra, rb,
+def capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q, ra, rb,
                     s, t, repeats, repeat_depth, dt, node_row, body_start, body_count):
     """The first projection of the tick of an overlapping capsule row ``q`` whose segments
     are closest at ``s``, ``t`` now, repeated up to ``repeats`` times while it pushes more
@@ -192,15 +218,16 @@ def capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
     ``narrow.REPEATS``)."""
     for rep in range(repeats):
         if rep > 0:
-            s, t = segment_params(pos, pair_i[q, 0], pair_i[q, 1], pair_i[q, 4], pair_i[q, 5])
-        if capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, ra,
-                           rb, s, t, rep == 0, dt, node_row, body_start,
+            s, t = segment_params(pos, pair_i[q, NODES_A + N0], pair_i[q, NODES_A + N1],
+                                  pair_i[q, NODES_B + N0], pair_i[q, NODES_B + N1])
+        if capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q,
+                           ra, rb, s, t, rep == 0, dt, node_row, body_start,
                            body_count) <= repeat_depth:
             break
 
 
 @hot_inline
-def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, depth, first,
+def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_b, pair_f, q, nx, ny, nz, depth, first,
                  dt, node_row, body_start, body_count):
     """The pair's first penetration this tick: allow its approach along ``n`` on top of the
     depenetration allowance (at most SELF_APPROACH within one body), and, in the first
@@ -222,9 +249,9 @@ def _first_touch(pos, prev, w, inv_mass, flags, pair_i, pair_f, q, nx, ny, nz, d
     speed = closing / dt
     # A side driven by set-point moves (muscles behind it) counts as immovable.
     m_inv = 0.0
-    if pair_f[q, MOVE_A] != 0.0 and not (_driven(flags[a0], ca0) and _driven(flags[a1], ca1)):
+    if pair_b[q, MOVE_A] and not (_driven(flags[a0], ca0) and _driven(flags[a1], ca1)):
         m_inv += ca0 * ca0 * inv_mass[a0] + ca1 * ca1 * inv_mass[a1]
-    if pair_f[q, MOVE_B] != 0.0 and not (_driven(flags[b0], cb0) and _driven(flags[b1], cb1)):
+    if pair_b[q, MOVE_B] and not (_driven(flags[b0], cb0) and _driven(flags[b1], cb1)):
         m_inv += cb0 * cb0 * inv_mass[b0] + cb1 * cb1 * inv_mass[b1]
     energy = 0.0
     if speed > 0.0 and m_inv > 0.0:
@@ -298,15 +325,15 @@ def _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, depth
 
 
 @hot_inline
-def _respond(pos, w, flags, gn, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
+def _respond(pos, w, flags, gn, pair_b, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
     """Separate the pair by ``push`` along ``n`` (first side +n). The nodes stay in local
     variables until written back."""
-    move_a = pair_f[q, MOVE_A] != 0.0
-    move_b = pair_f[q, MOVE_B] != 0.0
-    ca0 = pair_f[q, COEF_A] if move_a else 0.0
-    ca1 = pair_f[q, COEF_A + 1] if move_a else 0.0
-    cb0 = pair_f[q, COEF_B] if move_b else 0.0
-    cb1 = pair_f[q, COEF_B + 1] if move_b else 0.0
+    move_a = pair_b[q, MOVE_A]
+    move_b = pair_b[q, MOVE_B]
+    ca0 = pair_f[q, COEF_A + N0] if move_a else 0.0
+    ca1 = pair_f[q, COEF_A + N1] if move_a else 0.0
+    cb0 = pair_f[q, COEF_B + N0] if move_b else 0.0
+    cb1 = pair_f[q, COEF_B + N1] if move_b else 0.0
     p = (pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1], pos[a1, 2],
          pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0], pos[b1, 1], pos[b1, 2])
     p, moved = _push(p, ca0, ca1, cb0, cb1, w, flags, gn, a0, a1, b0, b1, nx, ny, nz, push)

@@ -16,7 +16,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from twig.physics.collision.response import DEPTH, ENERGY, NORMAL, POINT
+from twig.physics.collision.pair_table import (
+    BODY_A,
+    BODY_B,
+    DEPTH,
+    ENERGY,
+    FLOATS,
+    HIT_CONTACT,
+    HIT_SIDE,
+    VOL_A,
+    VOL_B,
+    VOLUME_A,
+    VOLUME_B,
+)
 from twig.physics.flags import MOVING
 from twig.physics.hot import kernel
 
@@ -55,13 +67,13 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
     """After a tick: list its contacts, decay every body's pain and add this tick's.
 
     A contact is an active pair (see ``narrow.first_sweep``) that resolved a penetration;
-    ``hit_row`` ((P,) int64) receives their contact rows and ``hit_ids`` ((P, 4) int64) their
-    volume ids and body ids (a, b), in candidate order. Pain (J, per body row) halves every
-    ``pain_half_life`` seconds; an impact energy over the struck body's ``pain_threshold``
-    is added to it, first for every contact's first body, then for every second body (not to a
-    side driven by set-point moves: a kicking foot, a punching fist gives the blow; nor to a
-    body from its own limbs), and each
-    such hit is written to ``pain_hits`` ((2P, 2) int64: contact, side) with the pain level
+    ``hit_row`` ((P,) int64) receives their contact rows and ``hit_ids`` ((P, 4) int64, the
+    columns of ``pair_table.HITS``) their volume ids and body ids, in candidate order. Pain (J,
+    per body row) halves every ``pain_half_life`` seconds; an impact energy over the struck
+    body's ``pain_threshold`` is added to it, first for every contact's first body, then for
+    every second body (not to a side driven by set-point moves: a kicking foot, a punching
+    fist gives the blow; nor to a body from its own limbs), and each such hit is written to
+    ``pain_hits`` ((2P, 2) int64, the columns of ``pair_table.PAIN_HITS``) with the pain level
     it left (``pain_level``, J). Returns (contacts, pain hits).
     """
     n = 0
@@ -69,13 +81,13 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
         # Written whether it touches or not, then kept or overwritten: half the rows of a pile
         # touch, a branch on it is a coin flip.
         q = active[row]
-        va = pair_vol[q, 0]
-        vb = pair_vol[q, 1]
+        va = pair_vol[q, VOL_A]
+        vb = pair_vol[q, VOL_B]
         hit_row[n] = row
-        hit_ids[n, 0] = vol_id[va]
-        hit_ids[n, 1] = vol_id[vb]
-        hit_ids[n, 2] = vol_body[va]
-        hit_ids[n, 3] = vol_body[vb]
+        hit_ids[n, VOLUME_A] = vol_id[va]
+        hit_ids[n, VOLUME_B] = vol_id[vb]
+        hit_ids[n, BODY_A] = vol_body[va]
+        hit_ids[n, BODY_B] = vol_body[vb]
         n += pair_f[row, DEPTH] > 0.0
     hurting = False
     for r in range(pain.shape[0]):
@@ -86,18 +98,18 @@ def record_contacts(pair_vol, pair_f, active, n_active, vol_id, vol_body, vol_no
     m = 0
     for side in range(2):
         for c in range(n):
-            vol = pair_vol[active[hit_row[c]], side]
+            vol = pair_vol[active[hit_row[c]], VOL_A + side]
             row = node_row[vol_nodes[vol, 0]]
             energy = pair_f[hit_row[c], ENERGY]
             driven = False
             for k in range(4):
                 driven |= (flags[vol_nodes[vol, k]] & MOVING) != 0
             # A body knocking into itself (a limb against its own leg) feels no pain.
-            own = hit_ids[c, 2] == hit_ids[c, 3]
+            own = hit_ids[c, BODY_A] == hit_ids[c, BODY_B]
             if energy > pain_threshold[row] and not driven and not own:
                 pain[row] += energy
-                pain_hits[m, 0] = c
-                pain_hits[m, 1] = side
+                pain_hits[m, HIT_CONTACT] = c
+                pain_hits[m, HIT_SIDE] = side
                 pain_level[m] = pain[row]
                 m += 1
     return n, m
@@ -108,8 +120,8 @@ def gather_contacts(tick: int, pair_f: np.ndarray, hit_row: np.ndarray,
     """The contacts :func:`record_contacts` listed (``hit_row``, ``hit_ids`` cut to their
     count) as :class:`Contacts`, in fresh arrays."""
     ids = hit_ids.copy()
-    return Contacts(tick, ids[:, 0], ids[:, 1], ids[:, 2], ids[:, 3],
-                    pair_f[hit_row, POINT:POINT + 3], pair_f[hit_row, NORMAL:NORMAL + 3],
+    return Contacts(tick, ids[:, VOLUME_A], ids[:, VOLUME_B], ids[:, BODY_A], ids[:, BODY_B],
+                    pair_f[hit_row, FLOATS.span("point")], pair_f[hit_row, FLOATS.span("normal")],
                     pair_f[hit_row, DEPTH], pair_f[hit_row, ENERGY])
 
 

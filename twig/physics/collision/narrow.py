@@ -28,20 +28,29 @@ from twig.physics.collision.geometry import (
     closest_params_segments,
     segment_box,
 )
-from twig.physics.collision.response import (
+from twig.physics.collision.pair_table import (
     ALLOWED,
+    CANDIDATE_SEEN,
     DEPTH,
+    DISTANCE,
     ENERGY,
     GAP,
     LARGEST,
     MOVE_A,
     MOVE_B,
     MU,
+    N0,
+    N1,
+    NODES_A,
+    NODES_B,
     PUSH,
     RIGID_A,
     RIGID_B,
-    SEEN_GAP,
+    SEEN,
     SEPARATED,
+    SIDE_NODES,
+    VOL_A,
+    VOL_B,
 )
 from twig.physics.flags import ASLEEP
 from twig.physics.hot import hot_kernel, kernel
@@ -53,11 +62,6 @@ BOX = 1
 
 ACTIVE_GAP = 0.01
 """Pairs farther apart than this (m) at the first iteration skip the remaining iterations."""
-CANDIDATE_SLOTS = 13
-"""Memory kept per broad-phase candidate between ticks (a row of ``pair_seen``, moved with the
-pair when the list is rebuilt: ``broad.carry_memory``): a lower bound on the distance of
-two capsules' core segments (m) measured when the pair was found farther apart than
-ACTIVE_GAP, and where their four nodes were then (12 slots; see ``capsules.remember_at``)."""
 REMEMBERED = 4
 """Slot of the broad phase's ``stats`` (``broad.find_pairs``) where the first sweep counts the
 candidates it decided from memory, unmeasured."""
@@ -83,41 +87,41 @@ pass). At 3 mm a small doll under a sleeping brick crept out from under it and n
 
 @hot_kernel
 def activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
-                  pair_f, depenetration):
+                  pair_b, pair_f, depenetration):
     """Set up contact row ``row`` for candidate ``q`` this tick (rows are set up only for the
     candidates the first sweep finds close, one after another: a pile has 10^5 candidates
-    and a row is 39 slots); ``depenetration`` (m) is how far the pair may be pushed apart in
-    one tick beyond undoing its approach."""
-    va = pair_vol[q, 0]
-    vb = pair_vol[q, 1]
-    for k in range(4):
-        pair_i[row, k] = vol_nodes[va, k]
-        pair_i[row, 4 + k] = vol_nodes[vb, k]
+    and a row has PAIR_SLOTS numbers); ``depenetration`` (m) is how far the pair may be pushed
+    apart in one tick beyond undoing its approach."""
+    va = pair_vol[q, VOL_A]
+    vb = pair_vol[q, VOL_B]
+    for k in range(SIDE_NODES):
+        pair_i[row, NODES_A + k] = vol_nodes[va, k]
+        pair_i[row, NODES_B + k] = vol_nodes[vb, k]
     # Only what is read before it is written.
     pair_f[row, GAP] = math.inf
     pair_f[row, DEPTH] = 0.0
     pair_f[row, ENERGY] = 0.0
     pair_f[row, PUSH] = 0.0
     pair_f[row, MU] = math.sqrt(vol_friction[va] * vol_friction[vb])
-    pair_f[row, MOVE_A] = 0.0 if vol_passive[va] else 1.0
-    pair_f[row, MOVE_B] = 0.0 if vol_passive[vb] else 1.0
-    pair_f[row, RIGID_A] = 1.0 if vol_kind[va] == BOX else 0.0
-    pair_f[row, RIGID_B] = 1.0 if vol_kind[vb] == BOX else 0.0
+    pair_b[row, MOVE_A] = not vol_passive[va]
+    pair_b[row, MOVE_B] = not vol_passive[vb]
+    pair_b[row, RIGID_A] = vol_kind[va] == BOX
+    pair_b[row, RIGID_B] = vol_kind[vb] == BOX
     pair_f[row, ALLOWED] = depenetration
     pair_f[row, SEPARATED] = 0.0
 
 
 @kernel
-def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                  vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q, row,
-                  first, dt, node_row, body_start, body_count, reverse):
+def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                  vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_b, pair_f, q, row, first,
+                  dt, node_row, body_start, body_count, reverse):
     """Project candidate ``q``, a pair with a box, in contact row ``row`` (capsule pairs:
     :func:`~twig.physics.collision.capsules.capsule_repeats`); in the first iteration a pair
     still penetrating is projected again, up to REPEATS times (the contact point moves as the
     volumes turn), so one sweep leaves no deep overlap. Two boxes take their corners in
     reverse order with ``reverse``, and the repeats alternate the order."""
-    va = pair_vol[q, 0]
-    vb = pair_vol[q, 1]
+    va = pair_vol[q, VOL_A]
+    vb = pair_vol[q, VOL_B]
     ka = vol_kind[va]
     kb = vol_kind[vb]
     for rep in range(REPEATS if first else 1):
@@ -126,15 +130,15 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
         if ka == CAPSULE:
             depth = capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
                                 vol_radius, vol_coef, va, vb, True, box_c, box_u, box_h, pair_i,
-                                pair_f, row, once, dt, node_row, body_start, body_count)
+                                pair_b, pair_f, row, once, dt, node_row, body_start, body_count)
         elif kb == CAPSULE:
-            depth = capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes,
-                                vol_radius, vol_coef, vb, va, False, box_c, box_u, box_h,
-                                pair_i, pair_f, row, once, dt, node_row, body_start, body_count)
+            depth = capsule_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_radius,
+                                vol_coef, vb, va, False, box_c, box_u, box_h, pair_i, pair_b,
+                                pair_f, row, once, dt, node_row, body_start, body_count)
         else:
-            depth = box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef,
-                            va, vb, box_c, box_u, box_h, pair_i, pair_f, row, once, dt, node_row,
-                            body_start, body_count, reverse != (rep % 2 == 1))
+            depth = box_box(pos, prev, w, inv_mass, flags, ground_normal, vol_nodes, vol_coef, va,
+                            vb, box_c, box_u, box_h, pair_i, pair_b, pair_f, row, once, dt,
+                            node_row, body_start, body_count, reverse != (rep % 2 == 1))
         pair_f[row, SEPARATED] += pair_f[row, LARGEST]
         if depth <= REPEAT_DEPTH:
             break
@@ -143,7 +147,7 @@ def _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_no
 @kernel
 def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
                 vol_coef, vol_friction, vol_passive, box_c, box_u, box_h, boxes, pair_vol,
-                n_pairs, pair_seen, pair_i, pair_f, active, depenetration, dt, node_row,
+                n_pairs, pair_seen, pair_i, pair_b, pair_f, active, depenetration, dt, node_row,
                 body_start, body_count, stats):
     """The first projection sweep over the broad phase's ``n_pairs`` candidates.
 
@@ -166,20 +170,22 @@ def first_sweep(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_node
     remembered = np.int64(0)
     q = np.int64(0)
     while q < n_pairs:
-        q, n_active, remembered = _first_capsules(
-            pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
-            vol_friction, vol_passive, pair_vol, q, n_pairs, pair_seen, pair_i, pair_f, active,
-            n_active, remembered, depenetration, dt, node_row, body_start, body_count)
+        q, n_active, remembered = _first_capsules(pos, prev, w, inv_mass, flags, ground_normal,
+                                                  vol_kind, vol_nodes, vol_radius, vol_friction,
+                                                  vol_passive, pair_vol, q, n_pairs, pair_seen,
+                                                  pair_i, pair_b, pair_f, active, n_active,
+                                                  remembered, depenetration, dt, node_row,
+                                                  body_start, body_count)
         if q == n_pairs:
             break
         if boxes is None:  # compiled for a world without boxes: never reached
             break
         row = n_active  # a pair with a box fills it before it is known to be active
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
-                      pair_f, depenetration)
-        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f, q,
-                      row, True, dt, node_row, body_start, body_count, False)
+                      pair_b, pair_f, depenetration)
+        _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                      vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_b, pair_f, q, row, True,
+                      dt, node_row, body_start, body_count, False)
         if pair_f[row, GAP] <= ACTIVE_GAP:
             active[row] = q
             n_active += 1
@@ -206,10 +212,10 @@ def _pair_case(flags, vol_kind, vol_nodes, va, vb):
 
 
 @hot_kernel
-def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                    vol_radius, vol_friction, vol_passive, pair_vol, start, n_pairs, pair_seen,
-                    pair_i, pair_f, active, n_active, remembered, depenetration, dt, node_row,
-                    body_start, body_count):
+def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                    vol_friction, vol_passive, pair_vol, start, n_pairs, pair_seen, pair_i, pair_b,
+                    pair_f, active, n_active, remembered, depenetration, dt, node_row, body_start,
+                    body_count):
     """:func:`first_sweep` from candidate ``start`` on, up to the first awake pair with a box:
     returns that candidate (``n_pairs`` if none), the active count so far and the count of
     candidates decided from memory so far (``remembered`` on entry).
@@ -225,8 +231,8 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
     it overlaps (from the closest points just found).
     """
     for q in range(start, n_pairs):
-        va = pair_vol[q, 0]
-        vb = pair_vol[q, 1]
+        va = pair_vol[q, VOL_A]
+        vb = pair_vol[q, VOL_B]
         case = _pair_case(flags, vol_kind, vol_nodes, va, vb)
         if case == WITH_BOX:
             return q, n_active, remembered
@@ -239,77 +245,78 @@ def _first_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_
         ra = vol_radius[va]
         rb = vol_radius[vb]
         reach = ra + rb + ACTIVE_GAP + 1e-9
-        if pair_seen[q, 0] - drift(pos, pair_seen, q, 0, a0, a1, b0, b1) > reach:
+        if pair_seen[q, CANDIDATE_SEEN + DISTANCE] - drift(pos, pair_seen, q, CANDIDATE_SEEN,
+                                                           a0, a1, b0, b1) > reach:
             remembered += 1
             continue
         sep = box_separation(pos, a0, a1, b0, b1)
         if sep > reach:
-            remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, sep)
+            remember_at(pos, pair_seen, q, CANDIDATE_SEEN, a0, a1, b0, b1, sep)
             continue
         s, t = segment_params(pos, a0, a1, b0, b1)
         d = distance_at(pos, a0, a1, b0, b1, s, t)
         gap = d - ra - rb
         if gap > ACTIVE_GAP:
-            remember_at(pos, pair_seen, q, 0, a0, a1, b0, b1, d)
+            remember_at(pos, pair_seen, q, CANDIDATE_SEEN, a0, a1, b0, b1, d)
             continue
         row = n_active
         activate_pair(vol_kind, vol_nodes, vol_friction, vol_passive, pair_vol, q, row, pair_i,
-                      pair_f, depenetration)
+                      pair_b, pair_f, depenetration)
         pair_f[row, GAP] = gap
         active[row] = q
         n_active += 1
         if gap >= 0.0:
-            remember_at(pos, pair_f, row, SEEN_GAP, a0, a1, b0, b1, gap)
+            remember_at(pos, pair_f, row, SEEN, a0, a1, b0, b1, gap)
         else:
-            capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
-                            ra, rb, s, t, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
+            capsule_repeats(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f,
+                            row, ra, rb, s, t, REPEATS, REPEAT_DEPTH, dt, node_row, body_start,
                             body_count)
     return n_pairs, n_active, remembered
 
 
 @kernel
-def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                   vol_radius, vol_coef, box_c, box_u, box_h, boxes, pair_vol, pair_i, pair_f,
-                   active, n_active, dt, node_row, body_start, body_count, reverse):
+def resolve_active(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                   vol_coef, box_c, box_u, box_h, boxes, pair_vol, pair_i, pair_b, pair_f, active,
+                   n_active, dt, node_row, body_start, body_count, reverse):
     """A later projection sweep: each of the first sweep's ``n_active`` contact rows once
     (pairs of two sleeping bodies skipped; two boxes with their corners in reverse order
     with ``reverse``). Runs of capsule rows go to :func:`_resolve_capsules`, compiled without
     reference counting; ``boxes`` None: compiled without the box tests."""
     row = np.int64(0)  # typed: a literal 0 would compile the callees twice
     while row < n_active:
-        row = _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind,
-                                vol_nodes, vol_radius, pair_vol, pair_i, pair_f, active, row,
-                                n_active, dt, node_row, body_start, body_count)
+        row = _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
+                                vol_radius, pair_vol, pair_i, pair_b, pair_f, active, row, n_active,
+                                dt, node_row, body_start, body_count)
         if row == n_active:
             break
         if boxes is None:  # compiled for a world without boxes: never reached
             break
         _project_pair(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_f,
+                      vol_radius, vol_coef, box_c, box_u, box_h, pair_vol, pair_i, pair_b, pair_f,
                       active[row], row, False, dt, node_row, body_start, body_count, reverse)
         row += 1
 
 
 @hot_kernel
-def _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes,
-                      vol_radius, pair_vol, pair_i, pair_f, active, start, n_active, dt, node_row,
+def _resolve_capsules(pos, prev, w, inv_mass, flags, ground_normal, vol_kind, vol_nodes, vol_radius,
+                      pair_vol, pair_i, pair_b, pair_f, active, start, n_active, dt, node_row,
                       body_start, body_count):
     """:func:`resolve_active` from contact row ``start`` on, up to the first awake row with a
     box, which it returns (``n_active`` if none). A capsule row still apart
     (``capsules.still_apart``) is not measured again."""
     for row in range(start, n_active):
         q = active[row]
-        va = pair_vol[q, 0]
-        vb = pair_vol[q, 1]
+        va = pair_vol[q, VOL_A]
+        vb = pair_vol[q, VOL_B]
         case = _pair_case(flags, vol_kind, vol_nodes, va, vb)
         if case == WITH_BOX:
             return row
         if case == CAPSULES and not still_apart(pos, pair_i, pair_f, row):
-            s, t = segment_params(pos, pair_i[row, 0], pair_i[row, 1], pair_i[row, 4],
-                                  pair_i[row, 5])
-            capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, row,
-                            vol_radius[va], vol_radius[vb], s, t, False, dt, node_row, body_start,
-                            body_count)
+            s, t = segment_params(pos, pair_i[row, NODES_A + N0], pair_i[row, NODES_A + N1],
+                                  pair_i[row, NODES_B + N0], pair_i[row, NODES_B + N1])
+            capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f,
+                            row, vol_radius[va], vol_radius[vb], s, t, False, dt, node_row,
+                            body_start, body_count)
     return n_active
 
 
@@ -350,8 +357,8 @@ def sweep_spheres(pos, prev, inv_mass, vol_kind, vol_nodes, vol_radius, vol_coef
     """
     for q in range(n_pairs):
         for side in range(2):
-            vs = pair_vol[q, side]
-            vo = pair_vol[q, 1 - side]
+            vs = pair_vol[q, VOL_A + side]
+            vo = pair_vol[q, VOL_B - side]
             i = vol_nodes[vs, 0]
             if vol_kind[vs] != CAPSULE or vol_nodes[vs, 1] != i or inv_mass[i] == 0.0:
                 continue

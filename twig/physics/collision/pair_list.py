@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from twig.physics.collision.pair_table import CANDIDATE_SEEN, DISTANCE, VOL_SLOTS
 from twig.physics.hot import hot_kernel, kernel
 from twig.physics.memmove import memmove
 from twig.physics.sorting import stable_argsort
@@ -19,7 +20,7 @@ def carry_memory(pair_key, fresh, n_old, n_new, pair_seen, source):
     """Move each memory row (``pair_seen``, in list order) of a pair listed before to its row
     in the rebuilt list, keyed ``fresh`` (``n_new`` keys, ascending; the old ``n_old`` keys in
     ``pair_key``, also ascending, are replaced), and clear the rows of pairs new to the list
-    (``pair_seen[q, 0] = 0`` decides nothing).
+    (a DISTANCE of 0 decides nothing).
 
     ``source[j]`` ((>= n_new,) int64) is new pair ``j``'s old row where the caller knows it (a
     block copied from the last list), -1 for a pair known to be new, or UNKNOWN: those are
@@ -76,7 +77,7 @@ def carry_memory(pair_key, fresh, n_old, n_new, pair_seen, source):
             memmove(pair_seen, runs[r, 0] * width, pair_seen, runs[r, 1] * width,
                     runs[r, 2] * width)
     for x in range(n_cleared):
-        pair_seen[cleared[x], 0] = 0.0
+        pair_seen[cleared[x], CANDIDATE_SEEN + DISTANCE] = 0.0
     memmove(pair_key, 0, fresh, 0, n_new)
 
 
@@ -119,7 +120,7 @@ def copy_run(pair_vol, pair_key, start, end, listed, fresh, source, n):
     ``n``, each with its old row as its ``source`` (see :func:`carry_memory`); returns the new
     count (only the count grows once the buffers are full)."""
     count = min(end - start, listed.shape[0] - n) if n < listed.shape[0] else 0
-    memmove(listed, 2 * n, pair_vol, 2 * start, 2 * count)
+    memmove(listed, VOL_SLOTS * n, pair_vol, VOL_SLOTS * start, VOL_SLOTS * count)
     memmove(fresh, n, pair_key, start, count)
     for k in range(count):
         source[n + k] = start + k

@@ -7,7 +7,7 @@ it has found a penetration and set the row's COEF slots.
 
 from __future__ import annotations
 
-from twig.physics.collision.response import (
+from twig.physics.collision.pair_table import (
     ALLOWED,
     COEF_A,
     COEF_B,
@@ -16,14 +16,26 @@ from twig.physics.collision.response import (
     LARGEST,
     MOVE_A,
     MOVE_B,
+    N0,
+    N1,
+    N2,
+    N3,
+    NODES_A,
+    NODES_B,
     NORMAL,
-    NOT_HELD,
     POINT,
     PUSH,
     RIGID_A,
     RIGID_B,
-    SELF_APPROACH,
     SEPARATED,
+    SIDE_NODES,
+    X,
+    Y,
+    Z,
+)
+from twig.physics.collision.response import (
+    NOT_HELD,
+    SELF_APPROACH,
     WAKE_DEPTH,
     WAKE_SPEED,
     hold_static,
@@ -41,31 +53,34 @@ KINEMATIC_APPROACH = 2.0
 
 @hot_kernel
 def set_capsule_coefs(t, pair_f, q, slot):
-    pair_f[q, slot] = 1.0 - t
-    pair_f[q, slot + 1] = t
-    pair_f[q, slot + 2] = 0.0
-    pair_f[q, slot + 3] = 0.0
+    """Store the affine coefficients of the point at parameter ``t`` of a capsule's core
+    segment in ``pair_f[q, slot:]`` (``slot``: COEF_A or COEF_B; a capsule's nodes are the
+    side's first two)."""
+    pair_f[q, slot + N0] = 1.0 - t
+    pair_f[q, slot + N1] = t
+    pair_f[q, slot + N2] = 0.0
+    pair_f[q, slot + N3] = 0.0
 
 
 @hot_kernel
-def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz, dt):
+def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q, nx, ny, nz, dt):
     """Approach speed (m/s, > 0 when closing) and kinetic energy (J) of contact ``q`` along
     ``n``, from this tick's displacements of the contact points and the true masses. A side
     driven by set-point moves (a punching hand, a kicking foot: muscles behind it) counts as
     immovable, so the energy is what the struck side takes."""
-    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
-    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, NODES_A, COEF_A)
+    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, NODES_B, COEF_B)
     speed = -((ax - bx) * nx + (ay - by) * ny + (az - bz) * nz) / dt
     s = 0.0
     for side in range(2):
         driven = True
-        for k in range(4):
-            if pair_f[q, COEF_A + 4 * side + k] != 0.0 and not flags[pair_i[q, 4 * side + k]] \
-                    & MOVING:
+        for k in range(SIDE_NODES):
+            if pair_f[q, COEF_A + SIDE_NODES * side + k] != 0.0 and not flags[
+                    pair_i[q, NODES_A + SIDE_NODES * side + k]] & MOVING:
                 driven = False
         if not driven:
             sign = 1.0 - 2.0 * side
-            s += side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_f, q,
+            s += side_inverse_mass(pos, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q,
                                    side, sign * nx, sign * ny, sign * nz, False)
     if speed <= 0.0 or s <= 0.0:
         return max(speed, 0.0), 0.0
@@ -75,15 +90,16 @@ def _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny
 @inline_kernel
 def _kinematic(w, pair_i, pair_f, q, side):
     """Whether every node carrying side ``side`` of contact ``q`` is immovable this tick."""
-    for k in range(4):
-        if pair_f[q, COEF_A + 4 * side + k] != 0.0 and w[pair_i[q, 4 * side + k]] > 0.0:
+    for k in range(SIDE_NODES):
+        if (pair_f[q, COEF_A + SIDE_NODES * side + k] != 0.0
+                and w[pair_i[q, NODES_A + SIDE_NODES * side + k]] > 0.0):
             return False
     return True
 
 
 @hot_kernel
-def project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz,
-             depth, px, py, pz, first, dt, node_row, body_start, body_count):
+def project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b, pair_f, q, nx, ny,
+                    nz, depth, px, py, pz, first, dt, node_row, body_start, body_count):
     """Record, wake and project one contact whose COEF slots are already set.
 
     The first push of a pair in a tick measures how far the pair approached along ``n`` this
@@ -95,15 +111,15 @@ def project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
     chair's seat spent the allowance on its first two corners and sank through the seat.
     """
     if pair_f[q, DEPTH] == 0.0:
-        ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
-        bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+        ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, NODES_A, COEF_A)
+        bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, NODES_B, COEF_B)
         approach = max(0.0, -((ax - bx) * nx + (ay - by) * ny + (az - bz) * nz))
-        if node_row[pair_i[q, 0]] == node_row[pair_i[q, 4]]:
+        if node_row[pair_i[q, NODES_A + N0]] == node_row[pair_i[q, NODES_B + N0]]:
             # Self-collision: limbs squeezed together (a body crushed under a weight) must
             # not feed each other's motion back as ever larger pushes.
             approach = min(approach, SELF_APPROACH)
-        elif pair_f[q, RIGID_A] + pair_f[q, RIGID_B] > 0.0 and (
-                pair_f[q, MOVE_A] == 0.0 or pair_f[q, MOVE_B] == 0.0
+        elif (pair_b[q, RIGID_A] or pair_b[q, RIGID_B]) and (
+                not pair_b[q, MOVE_A] or not pair_b[q, MOVE_B]
                 or _kinematic(w, pair_i, pair_f, q, 0) or _kinematic(w, pair_i, pair_f, q, 1)):
             # A box struck by something that does not give (a stepping foot, a driven hand)
             # is shoved at a walking pace at most: a foot that went deep into a light chair
@@ -111,29 +127,29 @@ def project_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_f
             approach = min(approach, KINEMATIC_APPROACH * dt)
         pair_f[q, ALLOWED] += approach
         if first:
-            speed, energy = _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_f,
-                                    q, nx, ny, nz, dt)
+            speed, energy = _impact(pos, prev, inv_mass, flags, ground_normal, pair_i, pair_b,
+                                    pair_f, q, nx, ny, nz, dt)
             if pair_f[q, ENERGY] == 0.0:
                 pair_f[q, ENERGY] = energy
             if depth > WAKE_DEPTH or speed > WAKE_SPEED:
                 for side in range(2):
-                    i = pair_i[q, 4 * side]
+                    i = pair_i[q, NODES_A + SIDE_NODES * side + N0]
                     if flags[i] & ASLEEP:
                         wake_body(node_row[i], flags, w, inv_mass, body_start, body_count)
     if depth > pair_f[q, DEPTH]:
         pair_f[q, DEPTH] = depth
-        pair_f[q, POINT] = px
-        pair_f[q, POINT + 1] = py
-        pair_f[q, POINT + 2] = pz
-        pair_f[q, NORMAL] = nx
-        pair_f[q, NORMAL + 1] = ny
-        pair_f[q, NORMAL + 2] = nz
+        pair_f[q, POINT + X] = px
+        pair_f[q, POINT + Y] = py
+        pair_f[q, POINT + Z] = pz
+        pair_f[q, NORMAL + X] = nx
+        pair_f[q, NORMAL + Y] = ny
+        pair_f[q, NORMAL + Z] = nz
     push = min(depth, pair_f[q, ALLOWED] - pair_f[q, SEPARATED])
     if push <= 0.0:
         return 0.0
     pair_f[q, LARGEST] = max(pair_f[q, LARGEST], push)
-    pair_f[q, PUSH] += push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
-                                  push, NOT_HELD)
-    if pair_f[q, RIGID_A] != 0.0 or pair_f[q, RIGID_B] != 0.0:
-        hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz)
+    pair_f[q, PUSH] += push_apart(pos, w, flags, ground_normal, pair_i, q, pair_b, pair_f, nx, ny,
+                                  nz, push, NOT_HELD)
+    if pair_b[q, RIGID_A] or pair_b[q, RIGID_B]:
+        hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, q, nx, ny, nz)
     return push

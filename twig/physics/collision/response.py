@@ -8,8 +8,8 @@ pinned nodes move less. Both sides of a contact share the separation this way. B
 surface lies outside their frame nodes' hull, respond as rigid frames instead
 (:mod:`twig.physics.collision.rigid`).
 
-``pair_f`` rows hold one contact per candidate pair (slots below); ``pair_i`` rows the four node
-indices of each side.
+A contact row (``pair_i``, ``pair_b``, ``pair_f``) holds one contact per active candidate pair:
+its columns are declared in :mod:`twig.physics.collision.pair_table`.
 """
 
 from __future__ import annotations
@@ -18,51 +18,31 @@ import math
 
 import numpy as np
 
+from twig.physics.collision.pair_table import (
+    COEF_A,
+    COEF_B,
+    MOVE_A,
+    MOVE_B,
+    MU,
+    N0,
+    N1,
+    N2,
+    N3,
+    NODES_A,
+    NODES_B,
+    NORMAL,
+    PUSH,
+    RIGID_A,
+    RIGID_B,
+    SIDE_NODES,
+    X,
+    Y,
+    Z,
+)
 from twig.physics.collision.rigid import rigid_frame, rigid_inverse_mass, rigid_move
 from twig.physics.collision.rolling import add_spin_slide, spin_slide
 from twig.physics.flags import DRIVEN, GROUNDED
 from twig.physics.hot import hot_inline, hot_kernel, inline_kernel, kernel
-
-GAP = 0
-"""Signed gap at the first iteration of the tick (metres; negative = penetration)."""
-DEPTH = 1
-"""Deepest penetration resolved this tick, metres (0 = no contact)."""
-POINT = 2
-"""Contact point (3 slots), midway between the surfaces, metres."""
-NORMAL = 5
-"""Unit contact normal (3 slots), pointing from the second volume to the first."""
-ENERGY = 8
-"""Impact kinetic energy at first contact this tick: ``m_eff v_n^2 / 2`` in joules."""
-PUSH = 9
-"""Total normal separation applied this tick, metres (drives friction)."""
-MU = 10
-"""Friction coefficient of the pair."""
-COEF_A = 11
-"""Affine coefficients (4 slots) of the deepest contact point on the first volume."""
-COEF_B = 15
-"""Affine coefficients (4 slots) of the deepest contact point on the second volume."""
-MOVE_A = 19
-"""1 if the first volume responds to the contact, 0 if it is passive (kinematic)."""
-MOVE_B = 20
-"""1 if the second volume responds to the contact, 0 if it is passive."""
-RIGID_A = 21
-"""1 if the first volume is a box moved as a rigid frame (:mod:`.rigid`), 0 for the affine rule."""
-RIGID_B = 22
-"""The same for the second volume."""
-ALLOWED = 23
-"""Total normal push (m) the pair may receive this tick (see ``projection.project_contact``)."""
-SEEN_GAP = 24
-"""Gap (m) of a capsule pair the last time it was measured apart this tick; -1 once it
-touched (see ``capsules.still_apart``)."""
-SEPARATED = 37
-"""How far the projections of a pair with a box have separated it this tick (m): the largest
-push of each projection, summed. ALLOWED caps it, not PUSH: a box pushed out at four corners
-by ``d`` each is separated by about ``d``, not ``4 d`` (see ``projection.project_contact``)."""
-LARGEST = 38
-"""The largest push (m) of the projection under way (see SEPARATED)."""
-PAIR_SLOTS = 39
-"""Slots of a row: those above; SEEN_GAP is followed by 12 slots, where its four nodes were
-then (a0, a1, b0, b1; metres; see ``capsules.remember_at``)."""
 
 SELF_APPROACH = 0.05
 """Most approach (m per tick) a body's contacts with itself may undo in one tick."""
@@ -103,9 +83,9 @@ def contact_point(pos, pair_i, pair_f, q, side):
     px = 0.0
     py = 0.0
     pz = 0.0
-    for k in range(4):
-        i = pair_i[q, 4 * side + k]
-        c = pair_f[q, COEF_A + 4 * side + k]
+    for k in range(SIDE_NODES):
+        i = pair_i[q, NODES_A + SIDE_NODES * side + k]
+        c = pair_f[q, COEF_A + SIDE_NODES * side + k]
         px += c * pos[i, 0]
         py += c * pos[i, 1]
         pz += c * pos[i, 2]
@@ -113,19 +93,20 @@ def contact_point(pos, pair_i, pair_f, q, side):
 
 
 @inline_kernel
-def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
+def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, side, nx, ny, nz,
                       shock, held=False):
     """Generalised inverse mass of one side of contact row ``q`` for a push along ``n``:
     ``sum_k c_k^2 w_k`` (Jakobsen's rule) or the rigid frame's (boxes). With ``shock``, nodes
     resting on a plane do not give way into it (:func:`side_weight`); with ``held`` too, a box
     resting on a plane does not give way at all (see :func:`push_apart`)."""
-    if pair_f[q, MOVE_A + side] == 0.0:
+    if not pair_b[q, MOVE_A + side]:
         return 0.0
-    i0 = pair_i[q, 4 * side]
-    i1 = pair_i[q, 4 * side + 1]
-    i2 = pair_i[q, 4 * side + 2]
-    i3 = pair_i[q, 4 * side + 3]
-    if pair_f[q, RIGID_A + side] > 0.0:
+    nodes = NODES_A + SIDE_NODES * side
+    i0 = pair_i[q, nodes + N0]
+    i1 = pair_i[q, nodes + N1]
+    i2 = pair_i[q, nodes + N2]
+    i3 = pair_i[q, nodes + N3]
+    if pair_b[q, RIGID_A + side]:
         if shock:
             for i in (i0, i1, i2, i3):
                 if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
@@ -136,24 +117,26 @@ def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx,
         px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
         return rigid_inverse_mass(inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz)
     s = 0.0
-    for k in range(4):
-        i = pair_i[q, 4 * side + k]
-        c = pair_f[q, COEF_A + 4 * side + k]
+    for k in range(SIDE_NODES):
+        i = pair_i[q, nodes + k]
+        c = pair_f[q, COEF_A + SIDE_NODES * side + k]
         s += c * c * (side_weight(w, flags, ground_normal, i, nx, ny, nz) if shock else w[i])
     return s
 
 
 @inline_kernel
-def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz, lam, held=False):
+def side_move(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, side, nx, ny, nz, lam,
+              held=False):
     """Move side ``side`` of contact row ``q`` by the impulse ``lam`` along ``n`` (``held``:
     as in :func:`side_inverse_mass`)."""
-    if pair_f[q, MOVE_A + side] == 0.0:
+    if not pair_b[q, MOVE_A + side]:
         return
-    i0 = pair_i[q, 4 * side]
-    i1 = pair_i[q, 4 * side + 1]
-    i2 = pair_i[q, 4 * side + 2]
-    i3 = pair_i[q, 4 * side + 3]
-    if pair_f[q, RIGID_A + side] > 0.0:
+    nodes = NODES_A + SIDE_NODES * side
+    i0 = pair_i[q, nodes + N0]
+    i1 = pair_i[q, nodes + N1]
+    i2 = pair_i[q, nodes + N2]
+    i3 = pair_i[q, nodes + N3]
+    if pair_b[q, RIGID_A + side]:
         for i in (i0, i1, i2, i3):
             if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
                 return
@@ -163,17 +146,17 @@ def side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, side, nx, ny, nz,
         px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
         rigid_move(pos, i0, i1, i2, i3, inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz, lam)
         return
-    for k in range(4):
-        i = pair_i[q, 4 * side + k]
-        f = lam * pair_f[q, COEF_A + 4 * side + k] * side_weight(w, flags, ground_normal, i, nx,
-                                                                  ny, nz)
+    for k in range(SIDE_NODES):
+        i = pair_i[q, nodes + k]
+        f = lam * pair_f[q, COEF_A + SIDE_NODES * side + k] * side_weight(w, flags, ground_normal,
+                                                                           i, nx, ny, nz)
         pos[i, 0] += f * nx
         pos[i, 1] += f * ny
         pos[i, 2] += f * nz
 
 
 @hot_kernel
-def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth, held):
+def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_b, pair_f, nx, ny, nz, depth, held):
     """Separate contact row ``q`` by ``depth`` along ``n`` (first side +n, second side -n),
     using the coefficients in its COEF slots. Returns the separation achieved (0 if both
     sides are immovable).
@@ -183,41 +166,42 @@ def push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, dept
     sides' inverse masses, so a 30 kg box on a 5 kg chair moved the chair six times as much
     as itself; the floor's friction, which only feels the chair's own weight here, could not
     hold it, and box and chair walked until the box fell off."""
-    if pair_f[q, RIGID_A] == 0.0 and pair_f[q, RIGID_B] == 0.0:
-        return _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth,
-                            1.0)
-    s = (side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, True,
-                           held)
-         + side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz,
-                             True, held))
+    if not pair_b[q, RIGID_A] and not pair_b[q, RIGID_B]:
+        return _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_b, pair_f, nx, ny, nz,
+                            depth, 1.0)
+    s = (side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, 0, nx, ny, nz,
+                           True, held)
+         + side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, 1, -nx, -ny,
+                             -nz, True, held))
     if s <= 0.0:
         return 0.0
     lam = depth / s
     for side in range(2):  # the lever limit on a capsule or sphere side (see LEVER)
-        if pair_f[q, RIGID_A + side] == 0.0 and pair_f[q, MOVE_A + side] != 0.0:
+        if not pair_b[q, RIGID_A + side] and pair_b[q, MOVE_A + side]:
             sign = 1.0 - 2.0 * side
-            for k in range(4):
-                i = pair_i[q, 4 * side + k]
-                cw = pair_f[q, COEF_A + 4 * side + k] * side_weight(
+            for k in range(SIDE_NODES):
+                i = pair_i[q, NODES_A + SIDE_NODES * side + k]
+                cw = pair_f[q, COEF_A + SIDE_NODES * side + k] * side_weight(
                     w, flags, ground_normal, i, sign * nx, sign * ny, sign * nz)
                 if cw * lam > LEVER * depth:
                     lam = LEVER * depth / cw
-    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 0, nx, ny, nz, lam, held)
-    side_move(pos, w, flags, ground_normal, pair_i, pair_f, q, 1, -nx, -ny, -nz, lam, held)
+    side_move(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, 0, nx, ny, nz, lam, held)
+    side_move(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, 1, -nx, -ny, -nz, lam, held)
     return depth
 
 
 @hot_kernel
-def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz, depth, scale):
+def _push_affine(pos, w, flags, ground_normal, pair_i, q, pair_b, pair_f, nx, ny, nz, depth, scale):
     """:func:`push_apart` when neither side is a box: both are capsules (or spheres), whose
     points are ``c0 x0 + c1 x1`` (the rows' other two coefficients are 0). ``scale`` -1 moves
     the nodes the opposite way (see :func:`push_capsules`)."""
-    ca0 = pair_f[q, COEF_A] if pair_f[q, MOVE_A] != 0.0 else 0.0
-    ca1 = pair_f[q, COEF_A + 1] if pair_f[q, MOVE_A] != 0.0 else 0.0
-    cb0 = pair_f[q, COEF_B] if pair_f[q, MOVE_B] != 0.0 else 0.0
-    cb1 = pair_f[q, COEF_B + 1] if pair_f[q, MOVE_B] != 0.0 else 0.0
-    return push_capsules(pos, w, flags, ground_normal, pair_i[q, 0], pair_i[q, 1], pair_i[q, 4],
-                         pair_i[q, 5], ca0, ca1, cb0, cb1, nx, ny, nz, depth, scale)
+    ca0 = pair_f[q, COEF_A + N0] if pair_b[q, MOVE_A] else 0.0
+    ca1 = pair_f[q, COEF_A + N1] if pair_b[q, MOVE_A] else 0.0
+    cb0 = pair_f[q, COEF_B + N0] if pair_b[q, MOVE_B] else 0.0
+    cb1 = pair_f[q, COEF_B + N1] if pair_b[q, MOVE_B] else 0.0
+    return push_capsules(pos, w, flags, ground_normal, pair_i[q, NODES_A + N0],
+                         pair_i[q, NODES_A + N1], pair_i[q, NODES_B + N0],
+                         pair_i[q, NODES_B + N1], ca0, ca1, cb0, cb1, nx, ny, nz, depth, scale)
 
 
 @hot_kernel
@@ -272,13 +256,14 @@ def push_capsules(pos, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, c
 
 
 @inline_kernel
-def point_velocity(pos, prev, pair_i, q, pair_f, offset, coef):
-    """Displacement this tick (metres) of the contact point of side ``offset`` (0 or 4)."""
+def point_velocity(pos, prev, pair_i, q, pair_f, nodes, coef):
+    """Displacement this tick (metres) of the contact point of the side whose nodes and
+    coefficients start at ``nodes`` (NODES_A or NODES_B) and ``coef`` (COEF_A or COEF_B)."""
     vx = 0.0
     vy = 0.0
     vz = 0.0
-    for k in range(4):
-        i = pair_i[q, offset + k]
+    for k in range(SIDE_NODES):
+        i = pair_i[q, nodes + k]
         c = pair_f[q, coef + k]
         vx += c * (pos[i, 0] - prev[i, 0])
         vy += c * (pos[i, 1] - prev[i, 1])
@@ -301,13 +286,13 @@ def split_normal(vx, vy, vz, nx, ny, nz):
 def relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz):
     """This tick's displacement of contact row ``q``'s first point relative to its second,
     split along ``n`` (see :func:`split_normal`)."""
-    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, 0, COEF_A)
-    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, 4, COEF_B)
+    ax, ay, az = point_velocity(pos, prev, pair_i, q, pair_f, NODES_A, COEF_A)
+    bx, by, bz = point_velocity(pos, prev, pair_i, q, pair_f, NODES_B, COEF_B)
     return split_normal(ax - bx, ay - by, az - bz, nx, ny, nz)
 
 
 @hot_kernel
-def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, nz):
+def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, q, nx, ny, nz):
     """Static friction inside the relaxation for a pair with a box (Mueller et al. 2020,
     extended PBD): if the two contact points slid against each other this tick by less than
     ``mu`` times the normal separation applied so far, undo the slide. Pushing a box's corner
@@ -317,12 +302,12 @@ def hold_static(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, nx, ny, n
     _, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
     if tl <= 1e-15 or tl > pair_f[q, MU] * pair_f[q, PUSH]:
         return
-    push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl, -tz / tl, tl,
-               HELD)
+    push_apart(pos, w, flags, ground_normal, pair_i, q, pair_b, pair_f, -tx / tl, -ty / tl,
+               -tz / tl, tl, HELD)
 
 
 @kernel
-def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_active, inert,
+def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, n_active, inert,
                      hold, node_row, rest_slide, node_roller, vol_radius, vol_inertia, vol_spin,
                      boxes, dt):
     """After the relaxation, once per tick: no bounce, then friction.
@@ -370,8 +355,8 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
     q = np.int64(0)  # typed: a literal 0 would compile the callees twice
     pushed = np.empty(n_active, dtype=np.int64)
     while q < n_active:
-        q = _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, q, n_active,
-                              pushed, inert, hold, node_row, rest_slide, node_roller,
+        q = _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, q,
+                              n_active, pushed, inert, hold, node_row, rest_slide, node_roller,
                               vol_radius, vol_inertia, vol_spin, dt)
         if q == n_active:
             break
@@ -379,19 +364,19 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
             break
         push = pair_f[q, PUSH]
         if push > 0.0:
-            nx = pair_f[q, NORMAL]
-            ny = pair_f[q, NORMAL + 1]
-            nz = pair_f[q, NORMAL + 2]
+            nx = pair_f[q, NORMAL + X]
+            ny = pair_f[q, NORMAL + Y]
+            nz = pair_f[q, NORMAL + Z]
             vn, tx, ty, tz, tl = relative_slide(pos, prev, pair_i, pair_f, q, nx, ny, nz)
             if vn > 0.0:
                 # Moving prev by +n on the first side slows its separation along n.
-                push_apart(prev, w, flags, ground_normal, pair_i, q, pair_f, nx, ny, nz,
+                push_apart(prev, w, flags, ground_normal, pair_i, q, pair_b, pair_f, nx, ny, nz,
                            min(vn, push), NOT_HELD)
             if tl > 1e-15:
                 # Slow the first side by cut along t and the second by -cut: a "contact"
                 # along -t.
-                push_apart(pos, w, flags, ground_normal, pair_i, q, pair_f, -tx / tl, -ty / tl,
-                           -tz / tl, min(tl, pair_f[q, MU] * push), HELD)
+                push_apart(pos, w, flags, ground_normal, pair_i, q, pair_b, pair_f, -tx / tl,
+                           -ty / tl, -tz / tl, min(tl, pair_f[q, MU] * push), HELD)
         q += 1
 
 
@@ -399,8 +384,9 @@ def contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, n_activ
 def capsule_row(pair_i, pair_f, q):
     """Nodes ``a0, a1, b0, b1`` and coefficients ``ca0, ca1, cb0, cb1`` of capsule row ``q``
     (its sides' points are ``ca0 x_a0 + ca1 x_a1`` and ``cb0 x_b0 + cb1 x_b1``)."""
-    return (pair_i[q, 0], pair_i[q, 1], pair_i[q, 4], pair_i[q, 5], pair_f[q, COEF_A],
-            pair_f[q, COEF_A + 1], pair_f[q, COEF_B], pair_f[q, COEF_B + 1])
+    return (pair_i[q, NODES_A + N0], pair_i[q, NODES_A + N1], pair_i[q, NODES_B + N0],
+            pair_i[q, NODES_B + N1], pair_f[q, COEF_A + N0], pair_f[q, COEF_A + N1],
+            pair_f[q, COEF_B + N0], pair_f[q, COEF_B + N1])
 
 
 @hot_inline
@@ -461,7 +447,7 @@ def _roll_push(prev, w, flags, ground_normal, a0, a1, b0, b1, ca0, ca1, cb0, cb1
 
 
 @hot_kernel
-def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start, n_active,
+def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, start, n_active,
                       pushed, inert, hold, node_row, rest_slide, node_roller, vol_radius,
                       vol_inertia, vol_spin, dt):
     """:func:`contact_friction` of rows ``start`` on up to the first with a box, which it
@@ -471,7 +457,7 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
     pile did)."""
     end = start
     count = 0
-    while end < n_active and pair_f[end, RIGID_A] == 0.0 and pair_f[end, RIGID_B] == 0.0:
+    while end < n_active and not pair_b[end, RIGID_A] and not pair_b[end, RIGID_B]:
         pushed[count] = end
         count += not pair_f[end, PUSH] <= 0.0
         end += 1
@@ -481,9 +467,9 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
         a0, a1, b0, b1, ca0, ca1, cb0, cb1 = capsule_row(pair_i, pair_f, q)
         ax, ay, az = _slide(pos, prev, a0, a1, ca0, ca1)
         bx, by, bz = _slide(pos, prev, b0, b1, cb0, cb1)
-        nx = pair_f[q, NORMAL]
-        ny = pair_f[q, NORMAL + 1]
-        nz = pair_f[q, NORMAL + 2]
+        nx = pair_f[q, NORMAL + X]
+        ny = pair_f[q, NORMAL + Y]
+        nz = pair_f[q, NORMAL + Z]
         # A rolling sphere's contact point moves with its spin too (n points from b to a).
         roll_a = node_roller[a0] if a0 == a1 else -1
         roll_b = node_roller[b0] if b0 == b1 else -1
@@ -510,10 +496,10 @@ def _capsule_friction(pos, prev, w, flags, ground_normal, pair_i, pair_f, start,
             fx, fy, fz = _unheld(pos, inert, hold, a0, a1, ca0, ca1)
             gx, gy, gz = _unheld(pos, inert, hold, b0, b1, cb0, cb1)
             _, sx, sy, sz, sl = split_normal(fx - gx, fy - gy, fz - gz, nx, ny, nz)
-        if pair_f[q, MOVE_A] == 0.0:
+        if not pair_b[q, MOVE_A]:
             ca0 = 0.0
             ca1 = 0.0
-        if pair_f[q, MOVE_B] == 0.0:
+        if not pair_b[q, MOVE_B]:
             cb0 = 0.0
             cb1 = 0.0
         if vn > 0.0:

@@ -19,8 +19,23 @@ from numpy.typing import ArrayLike
 from twig.errors import PhysicsError
 from twig.physics.collision.broad import BLOCKS, PAIRS
 from twig.physics.collision.contacts import Contacts, PainEvent, gather_contacts
-from twig.physics.collision.narrow import BOX, CANDIDATE_SLOTS, CAPSULE
-from twig.physics.collision.response import ENERGY, PAIR_SLOTS, POINT
+from twig.physics.collision.narrow import BOX, CAPSULE
+from twig.physics.collision.pair_table import (
+    BODY_A,
+    BODY_B,
+    CANDIDATE,
+    CANDIDATE_SEEN,
+    DISTANCE,
+    ENERGY,
+    FLAGS,
+    FLOATS,
+    HIT_CONTACT,
+    HIT_SIDE,
+    HITS,
+    NODES,
+    PAIN_HITS,
+    SEEN_TABLE,
+)
 from twig.physics.columns import Column, Columns
 from twig.physics.flags import ASLEEP
 from twig.physics.validate import as_nonnegative, as_points, as_positive
@@ -109,18 +124,19 @@ class CollisionMixin:
     def _grow_pairs(self, capacity: int) -> None:
         """(Re)allocate the per-candidate-pair buffers of the tick kernel for ``capacity``
         pairs (see :func:`twig.physics.tick.physics_tick`)."""
-        self._pair_vol = np.zeros((capacity, 2), dtype=np.int32)
+        self._pair_vol = CANDIDATE.zeros(capacity)
         self._pair_key = np.zeros(capacity, dtype=np.int64)
-        self._pair_seen = np.zeros((capacity, CANDIDATE_SLOTS))
+        self._pair_seen = SEEN_TABLE.zeros(capacity)
         self._block_key = np.zeros(capacity, dtype=np.int64)
         self._block_start = np.zeros(capacity + 1, dtype=np.int64)
         self.broad_stats[BLOCKS] = 0
-        self._pair_i = np.zeros((capacity, 8), dtype=np.int32)
-        self._pair_f = np.zeros((capacity, PAIR_SLOTS))
+        self._pair_i = NODES.zeros(capacity)
+        self._pair_b = FLAGS.zeros(capacity)
+        self._pair_f = FLOATS.zeros(capacity)
         self._pair_active = np.zeros(capacity, dtype=np.int64)
         self._hit_row = np.zeros(capacity, dtype=np.int64)
-        self._hit_ids = np.zeros((capacity, 4), dtype=np.int64)
-        self._pain_hits = np.zeros((2 * capacity, 2), dtype=np.int64)
+        self._hit_ids = HITS.zeros(capacity)
+        self._pain_hits = PAIN_HITS.zeros(2 * capacity)
         self._pain_level = np.zeros(2 * capacity)
 
     # ------------------------------------------------------------------ adding volumes
@@ -411,7 +427,7 @@ class CollisionMixin:
             self._grow_pairs(len(pairs))
         self._pair_vol[:len(pairs)] = pairs
         self._pair_key[:len(keys)] = keys
-        self._pair_seen[:len(pairs), 0] = 0.0  # what was remembered of other pairs
+        self._pair_seen[:len(pairs), CANDIDATE_SEEN + DISTANCE] = 0.0  # of other pairs
         self.broad_stats[BLOCKS] = 0  # the next rebuild pairs every body pair afresh
         self.broad_stats[PAIRS] = len(pairs)
         self._col_force = False
@@ -492,7 +508,7 @@ class CollisionMixin:
         self._contacts_at = (tick, n_contacts)
         self._contacts = None if n_contacts else _no_contacts(tick)
         if n_contacts:
-            self._touches.append((tick, self._hit_ids[:n_contacts, 2:].copy()))
+            self._touches.append((tick, self._hit_ids[:n_contacts, [BODY_A, BODY_B]]))
         oldest = tick - round(self.touch_memory / self.dt)
         while self._touches and self._touches[0][0] < oldest:
             self._touches.popleft()
@@ -511,16 +527,18 @@ class CollisionMixin:
         """Pain events for the kernel's ``n_pain`` hits of this tick, in its order, read from
         the tick's buffers for the hit contacts only (a pile's landing makes hundreds a tick
         among thousands of contacts)."""
-        k, sides = self._pain_hits[:n_pain].T
+        hits = self._pain_hits[:n_pain]
+        k = hits[:, HIT_CONTACT]
         ids = self._hit_ids[k]
         rows = self._hit_row[k]
-        first = sides == 0
+        first = hits[:, HIT_SIDE] == 0
         bodies = self._bodies
-        mine = [bodies[i].name for i in np.where(first, ids[:, 2], ids[:, 3]).tolist()]
-        other = [bodies[i].name for i in np.where(first, ids[:, 3], ids[:, 2]).tolist()]
+        a, b = ids[:, BODY_A], ids[:, BODY_B]
+        mine = [bodies[i].name for i in np.where(first, a, b).tolist()]
+        other = [bodies[i].name for i in np.where(first, b, a).tolist()]
         events = list(map(PainEvent, repeat(self.time, n_pain), mine, other,
                           self._pair_f[rows, ENERGY].tolist(), self._pain_level[:n_pain].tolist(),
-                          map(tuple, self._pair_f[rows, POINT:POINT + 3].tolist())))
+                          map(tuple, self._pair_f[rows, FLOATS.span("point")].tolist())))
         self.pain_events.extend(events)
         if self.events.wants("pain"):
             for event in events:
