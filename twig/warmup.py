@@ -40,8 +40,10 @@ JOBS: tuple[tuple[str, ...], ...] = (
 )
 """What each worker compiles, longest first (seconds of one core on the 2-core machine, for a
 world without boxes: ~18, ~11, ~7, ~8). ``motor`` is the characters' kernel; the other names
-are the stage kernels as ``physics_tick`` calls them. The first job holds every stage that
-reaches the contacts' code, which two workers would each compile for themselves."""
+are the stage kernels as ``physics_tick`` calls them. The worker of ``find_pairs`` also
+compiles the constructor of the tick's structure of arrays (``records.as_struct``). The first
+job holds every stage that reaches the contacts' code, which two workers would each compile
+for themselves."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def kinds_to_compile(scene: str | os.PathLike | None = None) -> Kinds | None:
     world = load_scene(scene)
     kinds = Kinds(boxes=bool((world.volumes["kind"] == BOX).any()),
                   characters=bool(world.characters))
-    args = (*tick.array_args(world, announce=False), tick.setting_args(world))
+    args = (tick.array_args(world, announce=False), tick.setting_args(world))
     if (motor_ready or not kinds.characters) and kernel_cache.compiled(tick.physics_tick, args):
         return None
     return kinds
@@ -149,6 +151,10 @@ def _compile_job(names: tuple[str, ...], kinds: Kinds) -> None:
     world = _sample_world(kinds)
     if "motor" in names:
         world.motor.act()
+    if "find_pairs" in names:
+        from twig.physics import tick
+
+        tick.array_args(world, announce=False)
     stages = [name for name in names if name != "motor"]
     if stages:
         _call_stages(world, stages)
@@ -192,7 +198,7 @@ def stage_calls(world) -> dict[str, tuple[CPUDispatcher, tuple]]:
              for name, value in vars(tick).items()}
     body = tick.physics_tick.py_func
     types.FunctionType(body.__code__, scope, body.__name__)(
-        *tick.array_args(world, announce=False), tick.setting_args(world))
+        tick.array_records(world), tick.setting_args(world))
     return calls
 
 

@@ -5,8 +5,8 @@ import numpy as np
 
 import twig
 from twig.motor.state import MotorNodes, MotorRows
-from twig.physics.records import RECORDS, Collision, Nodes, Settings, Volumes, pack
-from twig.physics.tick import array_args, setting_args
+from twig.physics.records import RECORDS, ArraysStruct, Collision, Nodes, Settings, Volumes, pack
+from twig.physics.tick import array_args, array_records, physics_tick, setting_args
 
 
 def _world(box: bool) -> twig.World:
@@ -20,7 +20,7 @@ def _world(box: bool) -> twig.World:
 
 def test_the_records_are_the_worlds_arrays_by_name():
     world = _world(box=True)
-    records = array_args(world, announce=False)
+    records = array_records(world)
     assert len(records) + 1 == len(RECORDS)
     for record, values in zip(RECORDS, records, strict=False):
         assert len(values) == len(record._fields)
@@ -32,7 +32,20 @@ def test_the_records_are_the_worlds_arrays_by_name():
     collision = Collision(*records[3])
     assert collision.still is world.body_state["still"]
     assert np.array_equal(collision.boxes, np.flatnonzero(world.volumes["kind"] == 1))
-    assert Collision(*array_args(_world(box=False), announce=False)[3]).boxes is None
+    assert Collision(*array_records(_world(box=False)).collision).boxes is None
+
+
+def test_the_kernel_takes_the_records_in_one_structure_of_the_same_arrays():
+    """The tick kernel gets the records of arrays as one object (typed and unboxed once a
+    call, not once an array); its arrays are the world's, not copies: a tick through it moves
+    the world's nodes as a tick of the world does."""
+    world, twin = _world(box=True), _world(box=True)
+    arrays = array_args(world, announce=False)
+    assert isinstance(arrays, ArraysStruct)
+    physics_tick(arrays, setting_args(world))
+    twin._physics_tick()
+    assert np.array_equal(world.node_pos, twin.node_pos)
+    assert not np.array_equal(world.node_pos, world.node_prev)
 
 
 def test_the_settings_are_in_their_fields_order():

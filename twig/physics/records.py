@@ -1,16 +1,19 @@
 """The physics tick's arguments as six named records, each declared once.
 
-:func:`~twig.physics.tick.physics_tick` takes one of each record below (box2d's step context,
-MuJoCo's model and data): a ``NamedTuple`` class whose fields name, in order, the arrays and
-numbers it carries. :func:`pack` fills a record from the world's tables by those names, and
+:func:`~twig.physics.tick.physics_tick` takes the records below (box2d's step context,
+MuJoCo's model and data): ``NamedTuple`` classes whose fields name, in order, the arrays and
+numbers they carry. :func:`pack` fills a record from the world's tables by those names, and
 the kernel unpacks it in the same order. A column added to the tick is a field added here
 (and a name where the kernel unpacks it); the warm-up (:mod:`twig.warmup`) calls the stages
 with the same records.
 
-Records reach the kernel as plain tuples (:func:`pack` returns one): Numba types a tuple of
-arrays in its C dispatcher, a named tuple in Python, about 1 microsecond per field on every
-call. Shapes, dtypes and units are those of the tables the fields come from
-(:mod:`twig.physics.tables`, :mod:`twig.physics.collision.system`); N nodes, L links, V
+The five records of arrays reach the kernel in one object, an :class:`ArraysStruct` (a Numba
+structure holding them as plain tuples, made when a table changes), the settings as a plain
+tuple built every tick. Numba's dispatcher types and unboxes every array of every call: the
+~80 arrays as tuples cost about 10 microseconds a call, most of a small world's tick, and a
+named tuple is typed in Python, about 1 microsecond per field; the structure is one object,
+its arrays already unboxed. Shapes, dtypes and units are those of the tables the fields come
+from (:mod:`twig.physics.tables`, :mod:`twig.physics.collision.system`); N nodes, L links, V
 volumes, B bodies, P pair rows.
 """
 
@@ -22,6 +25,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
+
+from twig.physics.hot import kernel
 
 
 class Nodes(NamedTuple):
@@ -169,7 +176,47 @@ class Settings(NamedTuple):
 
 RECORDS: tuple[type[NamedTuple], ...] = (Nodes, Constraints, Volumes, Collision, Pairs,
                                          Settings)
-"""The records in the order :func:`~twig.physics.tick.physics_tick` takes them."""
+"""The records in the order :func:`~twig.physics.tick.physics_tick` unpacks them."""
+
+
+class Arrays(NamedTuple):
+    """The records of arrays, each a plain tuple (:func:`pack`), as
+    :func:`~twig.physics.tick.physics_tick` reads them: ``arrays.nodes`` and so on, from this
+    record in Python (the warm-up) and from its :class:`ArraysStruct` in compiled code."""
+
+    nodes: tuple
+    constraints: tuple
+    volumes: tuple
+    collision: tuple
+    pairs: tuple
+
+
+@structref.register
+class ArraysType(types.StructRef):
+    """Numba's type of an :class:`ArraysStruct`: one per kind of world (the tuples' types)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class ArraysStruct(structref.StructRefProxy):
+    """:class:`Arrays` as one Numba structure (made by :func:`as_struct`)."""
+
+
+structref.define_constructor(ArraysStruct, ArraysType, Arrays._fields)
+structref.define_boxing(ArraysType, ArraysStruct)
+
+
+@kernel
+def _struct(nodes, constraints, volumes, collision, pairs):
+    """The structure of the five records (compiled and cached like every kernel: a structure
+    made in Python compiles its constructor in every process)."""
+    return ArraysStruct(nodes, constraints, volumes, collision, pairs)
+
+
+def as_struct(arrays: Arrays) -> ArraysStruct:
+    """``arrays`` in one object for the tick kernel; the arrays are the same, not copies."""
+    return _struct(*arrays)
 
 
 def pack(record: type[NamedTuple], source: Mapping[str, Any]) -> tuple:

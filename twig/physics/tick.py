@@ -7,6 +7,7 @@ dispatch (the benchmark's 20 microsecond budget for one stick figure counts it).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,17 @@ from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.hot import kernel
 from twig.physics.integrate import integrate_nodes
 from twig.physics.kernel_cache import announce_compile
-from twig.physics.records import Collision, Constraints, Nodes, Pairs, Volumes, pack
+from twig.physics.records import (
+    Arrays,
+    ArraysStruct,
+    Collision,
+    Constraints,
+    Nodes,
+    Pairs,
+    Volumes,
+    as_struct,
+    pack,
+)
 
 if TYPE_CHECKING:
     from twig.physics.world import PhysicsWorld
@@ -80,12 +91,13 @@ def apply_friction(pos, prev, w, flags, depth, contact_normal, contact_friction,
 
 
 @kernel
-def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
+def physics_tick(arrays, settings):
     """One physics tick in place: broad phase, wake, integrate (eq. 2), K iterations of
     projection (constraints, then contacts), friction, sleep, contacts and pain.
 
-    The arguments are the records of :mod:`twig.physics.records`, as plain tuples, unpacked
-    here in their fields' order: the node columns, the links in solver order with the
+    The arguments are the records of :mod:`twig.physics.records` (``arrays`` an
+    :class:`~twig.physics.records.ArraysStruct`, or its ``Arrays`` in Python), unpacked here
+    in their fields' order: the node columns, the links in solver order with the
     ``n_exact`` exactly solved ones first, the volumes, the topology-derived collision arrays
     (``boxes`` None in a world without boxes: the tick is then compiled without the box code)
     and the pair buffers; the settings (``margin``, ``lookahead``, ``force`` and ``use_grid``
@@ -104,17 +116,18 @@ def physics_tick(nodes, constraints, volumes, collision, pairs, settings):
     to at least the candidate count and call again with ``force``.
     """
     (pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel, radius,
-     ground_normal, lock_pos, move_target, move_time, rest_anchor, friction_hold) = nodes
+     ground_normal, lock_pos, move_target, move_time, rest_anchor, friction_hold) = arrays.nodes
     (link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane,
-     hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction) = constraints
+     hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
+     plane_friction) = arrays.constraints
     (vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
-     vol_id, vol_body, vol_inertia, vol_rolling, vol_spin) = volumes
+     vol_id, vol_body, vol_inertia, vol_rolling, vol_spin) = arrays.volumes
     (has_spheres, rollers, node_roller, boxes, box_c, box_u, box_h, corner_push, corner_plane,
      body_vols, body_vol_start, self_pairs, self_start, linked_keys, linked_bodies, build_lo,
      build_hi, body_lo, body_hi, node_row, body_start, body_count, body_can_sleep, body_still,
-     pain, pain_threshold, pain_half_life) = collision
+     pain, pain_threshold, pain_half_life) = arrays.collision
     (pair_vol, pair_key, pair_seen, block_key, block_start, pair_i, pair_b, pair_f, active,
-     hit_row, hit_ids, pain_hits, pain_level, broad_stats) = pairs
+     hit_row, hit_ids, pain_hits, pain_level, broad_stats) = arrays.pairs
     (margin, lookahead, force, use_grid, sleep_drift, sleep_step, sleep_ticks, depenetration,
      static_slide, gravity, dt, iterations) = settings
     n_pairs = np.int64(0)
@@ -216,15 +229,25 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
                      boxes, dt)
 
 
-def array_args(world: PhysicsWorld, announce: bool = True) -> tuple:
+def array_args(world: PhysicsWorld, announce: bool = True) -> ArraysStruct:
+    """The records of :func:`physics_tick` for ``world`` but its settings
+    (:func:`array_records`) in one structure, as the kernel takes them. With ``announce``,
+    says on stderr when the tick for these arguments is neither loaded nor cached
+    (:func:`~twig.physics.kernel_cache.announce_compile`)."""
+    arrays = as_struct(array_records(world))
+    if announce:
+        announce_compile((arrays, setting_args(world)))
+    return arrays
+
+
+def array_records(world: PhysicsWorld) -> Arrays:
     """The records of :func:`physics_tick` for ``world`` but its settings (views of the
     world's state): :class:`~twig.physics.records.Nodes`, ``Constraints``, ``Volumes``,
     ``Collision`` and ``Pairs``, each a plain tuple.
 
     ``boxes`` is None in a world without boxes: Numba then compiles the tick without the box
     tests (about 45 % of a first run's compile), and compiles the full tick when the first
-    box is added. With ``announce``, says so on stderr when the tick for these arguments is
-    neither loaded nor cached (:func:`~twig.physics.kernel_cache.announce_compile`)."""
+    box is added."""
     link_nodes, link_min, link_max, link_stiffness, n_exact = world._solver_links()
     hinges, angles, planes = world.hinges, world.angles, world.planes
     constraints = {
@@ -245,11 +268,8 @@ def array_args(world: PhysicsWorld, announce: bool = True) -> tuple:
              "pair_b": world._pair_b, "pair_f": world._pair_f, "active": world._pair_active,
              "hit_row": world._hit_row, "hit_ids": world._hit_ids, "pain_hits": world._pain_hits,
              "pain_level": world._pain_level, "broad_stats": world.broad_stats}
-    args = (pack(Nodes, world.nodes), pack(Constraints, constraints),
-            pack(Volumes, world.volumes), pack(Collision, col), pack(Pairs, pairs))
-    if announce:
-        announce_compile((*args, setting_args(world)))
-    return args
+    return Arrays(pack(Nodes, world.nodes), pack(Constraints, constraints),
+                  pack(Volumes, world.volumes), pack(Collision, col), pack(Pairs, pairs))
 
 
 def setting_args(world: PhysicsWorld) -> tuple:
@@ -257,9 +277,17 @@ def setting_args(world: PhysicsWorld) -> tuple:
     users may change between ticks, read every tick (a plain tuple built in the fields'
     order: a named tuple's construction would cost microseconds a tick)."""
     dt = world.dt
+    gravity = world.gravity
     return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
             world.sleep_speed * world.sleep_seconds, world.sleep_jitter * dt,
             round(world.sleep_seconds / dt) if world.sleeping else 0,
             world.max_depenetration_speed * dt,
-            float(np.linalg.norm(world.gravity)) * dt * dt if world.static_friction else 0.0,
-            world.gravity, dt, world.iterations)
+            _length(tuple(gravity.tolist())) * dt * dt if world.static_friction else 0.0,
+            gravity, dt, world.iterations)
+
+
+@functools.lru_cache(maxsize=16)
+def _length(vector: tuple[float, ...]) -> float:
+    """``np.linalg.norm`` of ``vector``, remembered: gravity's length is needed every tick
+    and seldom changes, and NumPy takes about 2 microseconds for it."""
+    return float(np.linalg.norm(np.array(vector)))

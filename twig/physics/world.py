@@ -25,6 +25,7 @@ from twig.physics.constraints import LINK_SQRT_APPROX
 from twig.physics.control import NodeControl
 from twig.physics.handles import Body, BodyRecord, Link
 from twig.physics.ordering import link_order
+from twig.physics.records import ArraysStruct
 from twig.physics.snapshot import Snapshot, put_back, take_snapshot
 from twig.physics.stages import AFTER_PHYSICS, BEFORE_PHYSICS, Profile, Stages
 from twig.physics.tables import (
@@ -102,7 +103,7 @@ class PhysicsWorld(NodeControl, CollisionMixin):
         self._solver_slot = np.zeros(0, dtype=np.int64)
         self._solver_version = -1
         self._args_key: tuple = ()
-        self._args: tuple = ()
+        self._args: ArraysStruct | None = None
         self.stages = Stages()
         self.profile = Profile()
         self.events = EventBus(lambda: self.time)
@@ -517,10 +518,18 @@ class PhysicsWorld(NodeControl, CollisionMixin):
         if self._solver_version == self._counters["topology"]:
             self._solver[2][self._solver_slot[rows]] = m
 
-    def _tick_args(self) -> tuple:
-        """The tick kernel's array arguments (:func:`~twig.physics.tick.array_args`), taken
-        again only when a table or buffer changed (a step reads dozens of columns: about 10
-        microseconds of Python otherwise)."""
+    def __getstate__(self) -> dict:
+        """The world's attributes for pickling (``World.save``), without the tick kernel's
+        structure of arrays: it lives in compiled code, and the unpickled world makes its own
+        on its first tick."""
+        state = dict(vars(self))
+        state["_args"], state["_args_key"] = None, ()
+        return state
+
+    def _tick_args(self) -> ArraysStruct:
+        """The tick kernel's arrays (:func:`~twig.physics.tick.array_args`), taken again only
+        when a table or buffer changed (a step reads dozens of columns: about 10 microseconds
+        of Python otherwise)."""
         key = (self._counters["topology"], self.planes.version, self.body_state.version,
                len(self._pair_vol))
         if self._args_key != key:
@@ -551,13 +560,13 @@ class PhysicsWorld(NodeControl, CollisionMixin):
 
     def _physics_tick(self) -> None:
         """The physics stage: the tick kernel, then contacts and pain; the tick count."""
-        n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(), setting_args(self))
+        n_pairs, n_contacts, n_pain = physics_tick(self._tick_args(), setting_args(self))
         if n_contacts < 0:
             # More candidate pairs than buffer rows: nothing moved; grow and list again.
             self._grow_pairs(2 * n_pairs)
             self.broad_stats[PAIRS] = 0
             self._col_force = True
-            n_pairs, n_contacts, n_pain = physics_tick(*self._tick_args(), setting_args(self))
+            n_pairs, n_contacts, n_pain = physics_tick(self._tick_args(), setting_args(self))
         self._col_force = False
         self._sense(n_contacts, n_pain)
         self.tick += 1

@@ -506,7 +506,7 @@ class CollisionMixin:
         kernel has listed the contacts and updated the pain levels)."""
         tick = self.tick
         self._contacts_at = (tick, n_contacts)
-        self._contacts = None if n_contacts else _no_contacts(tick)
+        self._contacts = None  # gathered when read (see contacts)
         if n_contacts:
             self._touches.append((tick, self._hit_ids[:n_contacts, [BODY_A, BODY_B]]))
         oldest = tick - round(self.touch_memory / self.dt)
