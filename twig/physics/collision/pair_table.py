@@ -75,12 +75,12 @@ VOL_SLOTS = CANDIDATE.width
 """Slots of a ``pair_vol`` row (rows are moved as runs of this many int32)."""
 
 MEMORY = Slots("memory", np.float64)
-"""What the first sweep remembers of a capsule pair found apart: a lower bound on the
-distance between the core segments and where their four nodes were then (see
-``capsules.remember_at``, ``capsules.drift``). A candidate's row of ``pair_seen`` is one
-memory, and a contact row's SEEN slots another."""
-DISTANCE = MEMORY.column("distance", "Lower bound on the core segments' distance (m); 0 "
-                         "decides nothing.")
+"""What the sweeps remember of a capsule pair found apart: a lower bound on how far apart it
+is and where its four nodes were then (see ``capsules.remember_at``, ``capsules.drift``). A
+candidate's row of ``pair_seen`` is one memory, and a contact row's SEEN slots another."""
+DISTANCE = MEMORY.column("distance", "How far apart the pair was at least (m): the core "
+                         "segments' distance for a candidate, the surfaces' gap for a contact "
+                         "row; 0 decides nothing.")
 AT_A0 = MEMORY.column("at_a0", "Where the first side's node N0 was (m).", AXES)
 AT_A1 = MEMORY.column("at_a1", "Where the first side's node N1 was (m).", AXES)
 AT_B0 = MEMORY.column("at_b0", "Where the second side's node N0 was (m).", AXES)
