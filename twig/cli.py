@@ -256,7 +256,7 @@ def _compile_first(out: Console, scene: str | None = None) -> float | None:
         with out.status(f"{text}...") as status:
             def progress(job: str) -> None:
                 done.append(job)
-                status.update(f"{text}: {len(done)} of {len(jobs)} parts, then the tick...")
+                status.update(f"{text}: {len(done)} of {len(jobs)} parts done...")
 
             compile_kernels(on_done=progress, kinds=kinds)
     else:

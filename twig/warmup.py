@@ -34,16 +34,18 @@ from twig.physics.collision.narrow import BOX
 JOBS: tuple[tuple[str, ...], ...] = (
     ("first_sweep", "resolve_active", "_friction", "boxes_on_planes", "box_plane_friction"),
     ("find_pairs",),
-    ("motor",),
     ("sweep_spheres", "relax", "integrate_nodes", "project_planes", "update_sleep",
      "record_contacts", "wake_driven", "rigid_prefix"),
+    ("motor",),
 )
-"""What each worker compiles, longest first (seconds of one core on the 2-core machine, for a
-world without boxes: ~18, ~11, ~7, ~8). ``motor`` is the characters' kernel; the other names
-are the stage kernels as ``physics_tick`` calls them. The worker of ``find_pairs`` also
-compiles the constructor of the tick's structure of arrays (``records.as_struct``). The first
-job holds every stage that reaches the contacts' code, which two workers would each compile
-for themselves."""
+"""What each worker compiles (seconds of one core on the 2-core machine, for a world without
+boxes: ~18, ~11, ~8, ~10). ``motor`` is the characters' kernel; the other names are the stage
+kernels as ``physics_tick`` calls them. The worker of ``find_pairs`` also compiles the
+constructor of the tick's structure of arrays (``records.as_struct``). The first job holds
+every stage that reaches the contacts' code, which two workers would each compile for
+themselves. Two workers take them in this order: one the first job, the other the second and
+third, and the motor kernel goes to whichever is free first, to compile beside the tick (which
+needs every stage, but not the motor kernel)."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,10 @@ def compile_kernels(workers: int | None = None,
                     on_done: Callable[[str], None] | None = None,
                     kinds: Kinds = Kinds()) -> bool:
     """Compile the tick's stages and the motor kernel for ``kinds`` of world into the cache,
-    ``workers`` processes at a time (default: :func:`default_workers`), then the tick itself
-    here; with one worker, everything here, as a first tick would. ``on_done(job)`` is called
-    as each worker's job finishes. Returns whether every worker succeeded; what a failed one
+    ``workers`` processes at a time (default: :func:`default_workers`), and the tick itself
+    here as soon as the stages are cached, while a worker may still compile the motor kernel;
+    with one worker, everything here, as a first tick would. ``on_done(job)`` is called as
+    each worker's job finishes. Returns whether every worker succeeded; what a failed one
     should have compiled is compiled here instead.
 
     Worker processes are spawned: a script that calls this must guard its top level with
@@ -110,6 +113,7 @@ def compile_kernels(workers: int | None = None,
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             futures = {pool.submit(_compile_job, job, kinds): job for job in kinds.jobs()}
+            stages = {future for future, job in futures.items() if "motor" not in job}
             for future in as_completed(futures):
                 try:
                     future.result()
@@ -117,9 +121,14 @@ def compile_kernels(workers: int | None = None,
                     ok = False
                 if on_done is not None:
                     on_done(", ".join(futures[future]))
+                if future in stages:
+                    stages.remove(future)
+                    if not stages:  # every stage cached: the tick, beside the motor kernel
+                        with kernel_cache.quiet():
+                            _sample_world(Kinds(boxes=kinds.boxes, characters=False)).step()
     except OSError:  # no worker processes here: the tick below compiles everything
         ok = False
-    with kernel_cache.quiet():
+    with kernel_cache.quiet():  # loads what is cached, compiles what a failed worker left
         _sample_world(kinds).step()
     return ok
 
