@@ -69,6 +69,20 @@ def test_dynamic_to_kinematic_blends_over_half_a_second_without_a_pop():
     np.testing.assert_allclose(fresh.node_pos[other.nodes], p.target(), atol=1e-9)
 
 
+@pytest.mark.parametrize("seconds", [0.5, 0.8])
+def test_a_blend_starts_with_the_pelvis_where_it_swayed(seconds):
+    """The braced torso is flat, so a standing figure's pelvis sways 1-2 cm forward and back
+    at its links' lengths (1.5 cm at 0.8 s here); the blend's first tick keeps every node's
+    velocity, the pelvis included (re-braced at once, it jumped at 0.9 m/s)."""
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid")
+    world.run(seconds=seconds)
+    before = world.node_vel[kid.nodes].copy()
+    play_clip(kid, "walk", loops=0)
+    path = _run(world, kid, 1)
+    assert np.abs((path[1] - path[0]) * 60 - before).max() < 0.5
+
+
 def test_kinematic_to_kinematic_blends_over_15_frames_at_30_fps():
     world = twig.World(seed=0)
     kid = world.add_humanoid("kid")
