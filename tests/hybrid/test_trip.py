@@ -67,3 +67,15 @@ def test_the_trip_pitches_the_walker_over_the_ball_within_tenths_of_a_second():
             down = world.time
     assert touched is not None and down is not None
     assert down - touched < 0.6
+
+
+def test_the_fallen_walker_lets_its_arms_go_once_down_and_gets_up():
+    """The reflex's hands, held out on the ground once the walker was down, propped it up
+    and kept it struggling for 4 s before it lay still; down, the arms go with the body and
+    the recovery clip starts within 2 s of the fall."""
+    world = twig.load_scene("trip")
+    seen = []
+    world.events.subscribe(seen.append, types=["controller"])
+    world.run(seconds=8.0)
+    times = {e["controller"]: e["t"] for e in seen}
+    assert times["clip fall-recovery"] - times["reflex fall"] < 2.0

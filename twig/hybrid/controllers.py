@@ -366,8 +366,9 @@ def tipping(pos: np.ndarray) -> np.ndarray:
 
 class FallReflex(Controller):
     """Protective reflex when falling (DANCE 2.6, Fig. 2): the body goes with the fall and
-    the hands reach out toward the ground ahead, the way the body tips, to cushion it.
-    Pre-condition: falling. Succeeds lying still on the ground."""
+    the hands reach out toward the ground ahead, the way the body tips, to cushion it, until
+    the body is down (held out on the ground, they propped the fallen walker up and kept it
+    struggling for 4 s). Pre-condition: falling. Succeeds lying still on the ground."""
 
     kinematic = False
     name = "reflex fall"
@@ -393,6 +394,8 @@ class FallReflex(Controller):
         acc = np.zeros((16, 3))
         for shoulder, elbow, hand in ((L_SHOULDER, L_ELBOW, L_HAND),
                                       (R_SHOULDER, R_ELBOW, R_HAND)):
+            if sup.lying():
+                break  # down: the arms have done their work and go with the body
             goal = pos[shoulder] + 0.9 * reach * (0.6 * ahead + np.array([0.0, -0.8, 0.0]))
             goal[1] = max(goal[1], radius[hand])  # on the ground, not into it
             acc[hand] = self.K * (goal - pos[hand]) - self.D * vel[hand]
