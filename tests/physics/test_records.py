@@ -5,7 +5,16 @@ import numpy as np
 
 import twig
 from twig.motor.state import MotorNodes, MotorRows
-from twig.physics.records import RECORDS, ArraysStruct, Collision, Nodes, Settings, Volumes, pack
+from twig.physics.records import (
+    RECORDS,
+    ArraysStruct,
+    Collision,
+    Constraints,
+    Nodes,
+    Settings,
+    Volumes,
+    pack,
+)
 from twig.physics.tick import array_args, array_records, physics_tick, setting_args
 
 
@@ -26,13 +35,41 @@ def test_the_records_are_the_worlds_arrays_by_name():
         assert len(values) == len(record._fields)
     nodes, volumes = Nodes(*records[0]), Volumes(*records[2])
     for name in Nodes._fields:
-        assert nodes._asdict()[name] is world.nodes[name]
+        assert _same(nodes._asdict()[name], world.nodes[name])
     for name in Volumes._fields:
-        assert volumes._asdict()[name] is world.volumes[name]
+        assert _same(volumes._asdict()[name], world.volumes[name])
     collision = Collision(*records[3])
     assert collision.still is world.body_state["still"]
     assert np.array_equal(collision.boxes, np.flatnonzero(world.volumes["kind"] == 1))
     assert Collision(*array_records(_world(box=False)).collision).boxes is None
+
+
+def _same(field: np.ndarray, column: np.ndarray) -> bool:
+    """Whether a record's field is the world's column: the array itself, or a view of all of
+    it (a read-only one: see the next test)."""
+    return field is column or (field.ctypes.data == column.ctypes.data
+                               and field.shape == column.shape
+                               and field.strides == column.strides)
+
+
+def test_the_tick_gets_the_model_read_only_and_the_state_writable():
+    """The fields the tick only reads (``records.Model``: masses, damping, constraints,
+    volumes, the topology's arrays) reach the kernel as read-only views, so a kernel writing
+    one does not compile; the state it changes (positions, flags, spin, sleep and pain) is
+    writable, and the world's own columns stay writable for the commands."""
+    world = _world(box=True)
+    records = array_records(world)
+    nodes, constraints = Nodes(*records.nodes), Constraints(*records.constraints)
+    volumes, collision = Volumes(*records.volumes), Collision(*records.collision)
+    for field in (nodes.inv_mass, nodes.damp_air, nodes.radius, nodes.move_target,
+                  constraints.link_min, constraints.plane_normal, volumes.nodes,
+                  volumes.coef, volumes.friction, collision.node_row, collision.boxes):
+        assert not field.flags.writeable
+    for field in (nodes.pos, nodes.prev, nodes.flags, nodes.lock_pos, volumes.spin,
+                  collision.still, collision.pain, collision.box_c):
+        assert field.flags.writeable
+    assert world.nodes["inv_mass"].flags.writeable and world.volumes["coef"].flags.writeable
+    assert all(not isinstance(v, np.ndarray) or v.flags.writeable for v in records.pairs)
 
 
 def test_the_kernel_takes_the_records_in_one_structure_of_the_same_arrays():

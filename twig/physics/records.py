@@ -22,13 +22,20 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple, get_type_hints
 
 import numpy as np
 from numba.core import types
 from numba.experimental import structref
 
 from twig.physics.hot import kernel
+
+Model = Annotated[np.ndarray, "model"]
+"""A field the tick only reads: the world's description (masses, damping, the constraints,
+the volumes and what is derived from them) and the set-points commands leave between ticks
+(MuJoCo's *mjModel*, where the other fields are its *mjData*: the state the tick changes, and
+its scratch). :func:`pack` hands it to the kernel as a read-only view, so a kernel that wrote
+one would not compile; the world's own array stays writable for the commands."""
 
 
 class Nodes(NamedTuple):
@@ -37,16 +44,16 @@ class Nodes(NamedTuple):
     pos: np.ndarray
     prev: np.ndarray
     acc: np.ndarray
-    inv_mass: np.ndarray
+    inv_mass: Model
     flags: np.ndarray
-    damp_air: np.ndarray
-    damp_ground: np.ndarray
-    damp_ref: np.ndarray
-    damp_rel: np.ndarray
-    radius: np.ndarray
+    damp_air: Model
+    damp_ground: Model
+    damp_ref: Model
+    damp_rel: Model
+    radius: Model
     ground_normal: np.ndarray
     lock_pos: np.ndarray
-    move_target: np.ndarray
+    move_target: Model
     move_time: np.ndarray
     rest_anchor: np.ndarray
     friction_hold: np.ndarray
@@ -56,36 +63,36 @@ class Constraints(NamedTuple):
     """Links in solver order (the ``n_exact`` exactly solved first; ``link_nodes`` (L, 2)
     uint32), knee hinges, angle limits and static planes."""
 
-    link_nodes: np.ndarray
-    link_min: np.ndarray
-    link_max: np.ndarray
-    link_stiffness: np.ndarray
+    link_nodes: Model
+    link_min: Model
+    link_max: Model
+    link_stiffness: Model
     n_exact: int
-    hinge_nodes: np.ndarray
-    hinge_plane: np.ndarray
-    hinge_bend: np.ndarray
-    angle_nodes: np.ndarray
-    angle_cos: np.ndarray
-    plane_normal: np.ndarray
-    plane_offset: np.ndarray
-    plane_friction: np.ndarray
+    hinge_nodes: Model
+    hinge_plane: Model
+    hinge_bend: Model
+    angle_nodes: Model
+    angle_cos: Model
+    plane_normal: Model
+    plane_offset: Model
+    plane_friction: Model
 
 
 class Volumes(NamedTuple):
     """The volume table's columns (``world.volumes``), by their names."""
 
-    kind: np.ndarray
-    nodes: np.ndarray
-    radius: np.ndarray
-    coef: np.ndarray
-    group: np.ndarray
-    mask: np.ndarray
-    friction: np.ndarray
-    passive: np.ndarray
-    id: np.ndarray
-    body: np.ndarray
-    inertia: np.ndarray
-    rolling_resistance: np.ndarray
+    kind: Model
+    nodes: Model
+    radius: Model
+    coef: Model
+    group: Model
+    mask: Model
+    friction: Model
+    passive: Model
+    id: Model
+    body: Model
+    inertia: Model
+    rolling_resistance: Model
     spin: np.ndarray
 
 
@@ -96,32 +103,32 @@ class Collision(NamedTuple):
     boxes, each node's body row) and the body state the tick uses (sleep counters, pain)."""
 
     has_spheres: bool
-    rollers: np.ndarray
-    node_roller: np.ndarray
-    boxes: np.ndarray | None
+    rollers: Model
+    node_roller: Model
+    boxes: Model | None
     box_c: np.ndarray
     box_u: np.ndarray
     box_h: np.ndarray
     corner_push: np.ndarray
     corner_plane: np.ndarray
-    body_vols: np.ndarray
-    body_vol_start: np.ndarray
-    self_pairs: np.ndarray
-    self_start: np.ndarray
-    linked_keys: np.ndarray
-    linked_bodies: np.ndarray
+    body_vols: Model
+    body_vol_start: Model
+    self_pairs: Model
+    self_start: Model
+    linked_keys: Model
+    linked_bodies: Model
     build_lo: np.ndarray
     build_hi: np.ndarray
     body_lo: np.ndarray
     body_hi: np.ndarray
-    node_row: np.ndarray
-    body_start: np.ndarray
-    body_count: np.ndarray
-    can_sleep: np.ndarray
+    node_row: Model
+    body_start: Model
+    body_count: Model
+    can_sleep: Model
     still: np.ndarray
     pain: np.ndarray
-    pain_threshold: np.ndarray
-    pain_half_life: np.ndarray
+    pain_threshold: Model
+    pain_half_life: Model
 
 
 class Pairs(NamedTuple):
@@ -221,8 +228,29 @@ def as_struct(arrays: Arrays) -> ArraysStruct:
 
 def pack(record: type[NamedTuple], source: Mapping[str, Any]) -> tuple:
     """The values of ``record``'s fields taken from ``source`` by name, in field order, as the
-    plain tuple a kernel takes."""
-    return _getter(record)(source)
+    plain tuple a kernel takes; its :data:`Model` fields as read-only views."""
+    values = _getter(record)(source)
+    model = _model_fields(record)
+    if not model:
+        return values
+    return tuple(_read_only(v) if k in model else v for k, v in enumerate(values))
+
+
+@functools.cache
+def _model_fields(record: type[NamedTuple]) -> frozenset[int]:
+    """Positions of ``record``'s :data:`Model` fields."""
+    hints = get_type_hints(record, include_extras=True)
+    return frozenset(k for k, name in enumerate(record._fields)
+                     if hints[name] == Model or hints[name] == Model | None)
+
+
+def _read_only(value: Any) -> Any:
+    """A read-only view of an array (the same memory); anything else as it is."""
+    if not isinstance(value, np.ndarray):
+        return value
+    view = value.view()
+    view.flags.writeable = False
+    return view
 
 
 @functools.cache
