@@ -2,12 +2,13 @@
 
 Numba keys each cached kernel's machine code (see :mod:`twig.physics.hot`) on its own source file's
 timestamp, so a kernel that calls kernels from other modules (``physics_tick`` calls
-``integrate_nodes``, ``relax`` and the collision kernels) would load stale code when only a
-callee changed, and a process still running old code could write its stale compile back under
-an unchanged caller's key. Before any kernel module loads, :func:`use_versioned_cache` points
-Numba's cache at a folder named after a fingerprint of every module of this package, so each
-version of the sources has its own cache; folders of other versions unused for a day are
-deleted.
+``integrate_nodes``, ``relax`` and the collision kernels; ``motor_tick`` calls the gait's) or
+reads their constants (the motor kernel reads :mod:`twig.motor.state`'s) would load stale code
+when only the other module changed, and a process still running old code could write its stale
+compile back under an unchanged caller's key. Before any kernel module loads,
+:func:`use_versioned_cache` points Numba's cache at a folder named after a fingerprint of every
+module of the packages kernels are compiled from (:data:`KERNEL_PACKAGES`), so each version of
+the sources has its own cache; folders of other versions unused for a day are deleted.
 
 Every kernel loads through :class:`KernelCache`, which leaves out the part of Numba's set-up
 that only a compile needs.
@@ -30,24 +31,24 @@ from numba.core.runtime import nrt
 from numba.cpython import hashing  # noqa: F401  (its import registers the hash secret's symbols)
 
 _HERE = Path(__file__).parent
+KERNEL_PACKAGES = (_HERE, _HERE.parent / "motor")
+"""The packages whose modules define kernels or the constants kernels read: ``twig.physics``
+and ``twig.motor``."""
 _KEEP_SECONDS = 86400.0
 """Cache folders of other source versions are removed after this long unused."""
 
 
 def use_versioned_cache() -> None:
-    """Cache kernels under ``__pycache__/numba/<fingerprint>`` of this package.
+    """Cache kernels under ``__pycache__/numba/<fingerprint>`` of this package, the fingerprint
+    of every module of :data:`KERNEL_PACKAGES`.
 
     Leaves Numba alone when the user set ``NUMBA_CACHE_DIR`` or the package folder is
     read-only (Numba then caches in its usual place).
     """
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    digest = hashlib.sha256()
-    for source in sorted(_HERE.rglob("*.py")):
-        digest.update(str(source.relative_to(_HERE)).encode())
-        digest.update(source.read_bytes())
     root = _HERE / "__pycache__" / "numba"
-    target = root / digest.hexdigest()[:16]
+    target = root / fingerprint(KERNEL_PACKAGES)
     try:
         target.mkdir(parents=True, exist_ok=True)
         os.utime(target)
@@ -87,6 +88,17 @@ class KernelCache(FunctionCache):
 
         share_scope_when_inlining()
         return super().load_overload(sig, target_context)
+
+
+def fingerprint(packages: tuple[Path, ...]) -> str:
+    """16 hex digits of a hash of every module of ``packages`` (folders), with their paths
+    relative to the folder above the first."""
+    digest = hashlib.sha256()
+    for package in packages:
+        for source in sorted(package.rglob("*.py")):
+            digest.update(str(source.relative_to(packages[0].parent)).encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def kernels_cached() -> bool:
