@@ -18,7 +18,7 @@ import numpy as np
 from twig.action import Action
 from twig.bodies.frames import cross3, shoulder_frame
 from twig.motor.gait import STAND_FRACTION
-from twig.motor.grips import closing_link, take_hold
+from twig.motor.grips import closing_link, steady, take_hold
 from twig.motor.state import HAND_CARRY, HAND_DRIVE, HAND_FREE, HAND_PULL
 from twig.motor.system import Task
 from twig.physics import Body, Link
@@ -315,9 +315,11 @@ class Grab(ArmTask):
             if self.carry:
                 # At the side, out and forward, the elbow bent (high enough that a child's
                 # doll hangs clear of the ground): kept by the kernel; the legs pass what
-                # hangs from the hand (a doll would trip the carrier).
+                # hangs from the hand (a doll would trip the carrier); held steady by the
+                # hand, it swings against it damped.
                 out = 0.25 if self.side == "right" else -0.25
                 self.drive(self.side, np.array([out, -0.45, 0.4]), speed=1.0, mode=HAND_CARRY)
+                steady(world, self.item, hand)
                 vols = world.volumes["body"]
                 self.filters = [
                     Filter(world, np.flatnonzero(vols == self.item.id), group=CARRY_GROUP),

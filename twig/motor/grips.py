@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 CLOSE_SPEED = 1.0
 """Fastest a grip closes the gap between the hand and the node it holds, m/s."""
+CARRY_DAMPING = 0.1
+"""Fraction of a carried object's velocity relative to the carrying hand that each of its
+nodes loses per tick (eq. 2's damping relative to another node): a fist is no frictionless
+pivot. Hung from a point, a doll carried by its foot whirled round a running child's hand,
+its far hand at 8-11 m/s; its limbs still flop against each other."""
 
 
 @dataclass
@@ -109,12 +114,24 @@ def close_links(motor: MotorSystem) -> None:
     motor.joins = [link for link in motor.joins if link.alive and not close(world, link)]
 
 
+def steady(world, item: Body, hand: int) -> None:
+    """Damp every node of ``item`` toward the velocity of global node ``hand``, which carries
+    it (:data:`CARRY_DAMPING`); :func:`let_go` ends it."""
+    world.nodes["damp_ref"][item.nodes] = hand
+    world.nodes["damp_rel"][item.nodes] = CARRY_DAMPING
+
+
 def let_go(who: Character, side: str) -> None:
-    """Remove the ``side`` hand's grip, if any, and say so (a ``release`` event)."""
+    """Remove the ``side`` hand's grip, if any, and say so (a ``release`` event); what the
+    hand steadied (:func:`steady`) swings freely again."""
     held = who.motor.grips.pop((who.id, side), None)
     if held is not None:
         if held.link.alive:
             held.link.remove()
         who.world.remove_links(held.tethers)
+        nodes = who.world.nodes
+        steadied = nodes["damp_ref"] == who.node(f"{side[0]}_hand")
+        nodes["damp_ref"][steadied] = -1
+        nodes["damp_rel"][steadied] = 0.0
         if held.item != who.name:
             who.world.events.emit("release", agent=who.name, object=held.item, hand=side)
