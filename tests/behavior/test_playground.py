@@ -56,17 +56,15 @@ def test_the_kid_cycles_between_ball_and_parent_after_looking_back(seed0):
     events, _, _ = seed0
     hugs = cycles(events)
     assert len(hugs) >= 2
-    # Each run to the parent follows a look back: the parent became the focus after the
-    # kid last went to play.
-    seq = goal_switches(events)
-    for t_play, t_hug in [(seq[k - 1][0], seq[k][0]) for k in range(1, len(seq))
-                          if seq[k][1] == "hug-parent"]:
-        looks = [e for e in events if e["type"] == "focus" and e["agent"] == "kid"
-                 and e["object"] == "parent" and t_play <= e["t"] <= t_hug]
-        assert looks, f"no look back at the parent before the hug at t={t_hug}"
-        assert events.index(looks[-1]) < events.index(
-            next(e for e in events if e["type"] == "behavior" and e["t"] == t_hug
-                 and e["agent"] == "kid" and e["behavior"] == "hug-parent"))
+    # Each run to the parent follows a look back: the parent is the kid's focus when it
+    # switches to the hug (it became the focus since the kid went to play, or it never left
+    # it: a hug that ended in pain sends the kid straight back).
+    for switch in [e for e in events if e["type"] == "behavior" and e["agent"] == "kid"
+                   and e["behavior"] == "hug-parent"]:
+        focus = [e for e in events[:events.index(switch)]
+                 if e["type"] == "focus" and e["agent"] == "kid"]
+        assert focus and focus[-1]["object"] == "parent", \
+            f"no look back at the parent before the hug at t={switch['t']}"
     hug_events = {e["status"] for e in events if e["type"] == "hug" and e["agent"] == "kid"}
     assert {"start", "end"} <= hug_events
     assert any(e["type"] == "behavior" and e["behavior"] == "fight" for e in events)
