@@ -67,7 +67,17 @@ def test_the_kid_cycles_between_ball_and_parent_after_looking_back(seed0):
             f"no look back at the parent before the hug at t={switch['t']}"
     hug_events = {e["status"] for e in events if e["type"] == "hug" and e["agent"] == "kid"}
     assert {"start", "end"} <= hug_events
-    assert any(e["type"] == "behavior" and e["behavior"] == "fight" for e in events)
+
+
+def test_kid2_fights_the_kid_over_the_ball():
+    """A contest (both children near the ball) raises kid2's temper until it grapples. Seed
+    0's only contests came while kid2 was stuck against the fence with the ball; walking along
+    the fence instead, it has none in 180 s there. Seed 2 has one 11.6 s in."""
+    world = twig.load_scene("playground", seed=2)
+    events = []
+    world.events.subscribe(events.append, ("behavior",))
+    world.run(15.0)
+    assert any(e["agent"] == "kid2" and e["behavior"] == "fight" for e in events)
 
 
 def test_the_same_seed_gives_the_same_trace(seed0, tmp_path):
