@@ -72,12 +72,15 @@ def test_the_kid_cycles_between_ball_and_parent_after_looking_back(seed0):
 def test_kid2_fights_the_kid_over_the_ball():
     """A contest (both children near the ball) raises kid2's temper until it grapples. Seed
     0's only contests came while kid2 was stuck against the fence with the ball; walking along
-    the fence instead, it has none in 180 s there. Seed 2 has one 11.6 s in."""
-    world = twig.load_scene("playground", seed=2)
-    events = []
-    world.events.subscribe(events.append, ("behavior",))
-    world.run(15.0)
-    assert any(e["agent"] == "kid2" and e["behavior"] == "fight" for e in events)
+    the fence instead, it has none in 180 s there. Seeds 2 and 3 had 6 fights in 180 s."""
+    fights = 0
+    for seed in (2, 3):
+        world = twig.load_scene("playground", seed=seed)
+        events = []
+        world.events.subscribe(events.append, ("behavior",))
+        world.run(180.0)
+        fights += sum(e["agent"] == "kid2" and e["behavior"] == "fight" for e in events)
+    assert fights >= 1
 
 
 def test_the_same_seed_gives_the_same_trace(seed0, tmp_path):
