@@ -93,6 +93,27 @@ def contact_point(pos, pair_i, pair_f, q, side):
 
 
 @inline_kernel
+def side_nodes(pair_i, q, side):
+    """The four nodes of side ``side`` (0 or 1) of contact row ``q`` (a box's frame nodes)."""
+    nodes = NODES_A + SIDE_NODES * side
+    return (pair_i[q, nodes + N0], pair_i[q, nodes + N1], pair_i[q, nodes + N2],
+            pair_i[q, nodes + N3])
+
+
+@inline_kernel
+def rigid_resting(w, flags, ground_normal, i0, i1, i2, i3, nx, ny, nz, held):
+    """Whether a rigid side with frame nodes ``i0..i3`` must not give way along ``n``: a node
+    resting on a plane against it (:func:`side_weight` 0), or with ``held``, any grounded
+    node."""
+    for i in (i0, i1, i2, i3):
+        if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
+            return True
+        if held and (flags[i] & GROUNDED) != 0:
+            return True
+    return False
+
+
+@inline_kernel
 def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, side, nx, ny, nz,
                       shock, held=False):
     """Generalised inverse mass of one side of contact row ``q`` for a push along ``n``:
@@ -102,17 +123,10 @@ def side_inverse_mass(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, s
     if not pair_b[q, MOVE_A + side]:
         return 0.0
     nodes = NODES_A + SIDE_NODES * side
-    i0 = pair_i[q, nodes + N0]
-    i1 = pair_i[q, nodes + N1]
-    i2 = pair_i[q, nodes + N2]
-    i3 = pair_i[q, nodes + N3]
     if pair_b[q, RIGID_A + side]:
-        if shock:
-            for i in (i0, i1, i2, i3):
-                if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
-                    return 0.0
-                if held and (flags[i] & GROUNDED) != 0:
-                    return 0.0
+        i0, i1, i2, i3 = side_nodes(pair_i, q, side)
+        if shock and rigid_resting(w, flags, ground_normal, i0, i1, i2, i3, nx, ny, nz, held):
+            return 0.0
         inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
         px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
         return rigid_inverse_mass(inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz)
@@ -132,16 +146,10 @@ def side_move(pos, w, flags, ground_normal, pair_i, pair_b, pair_f, q, side, nx,
     if not pair_b[q, MOVE_A + side]:
         return
     nodes = NODES_A + SIDE_NODES * side
-    i0 = pair_i[q, nodes + N0]
-    i1 = pair_i[q, nodes + N1]
-    i2 = pair_i[q, nodes + N2]
-    i3 = pair_i[q, nodes + N3]
     if pair_b[q, RIGID_A + side]:
-        for i in (i0, i1, i2, i3):
-            if side_weight(w, flags, ground_normal, i, nx, ny, nz) == 0.0:
-                return
-            if held and (flags[i] & GROUNDED) != 0:
-                return
+        i0, i1, i2, i3 = side_nodes(pair_i, q, side)
+        if rigid_resting(w, flags, ground_normal, i0, i1, i2, i3, nx, ny, nz, held):
+            return
         inv_m, cx, cy, cz, inv_i = rigid_frame(pos, w, i0, i1, i2, i3)
         px, py, pz = contact_point(pos, pair_i, pair_f, q, side)
         rigid_move(pos, i0, i1, i2, i3, inv_m, cx, cy, cz, inv_i, px, py, pz, nx, ny, nz, lam)
