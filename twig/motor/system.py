@@ -119,6 +119,7 @@ class MotorSystem:
         })
         meta["breath"] = breath_geometry(world.node_pos[nodes])
         world.set_collision(body, can_sleep=False)
+        world.stiffen(body.nodes)
         self._version = -1
         return len(self.table) - 1
 

@@ -108,6 +108,15 @@ class NodeControl:
         else:
             self.node_flags[sel] &= _cleared(flags.LOCK_ON_GROUND)
 
+    def stiffen(self, nodes: int | slice | ArrayLike, enabled: bool = True) -> None:
+        """Give the links of these nodes the last word in each tick (the STIFF flag: more
+        sweeps after the contacts and friction, see :data:`~twig.physics.flags.STIFF`)."""
+        sel = self._node_sel(nodes)
+        if enabled:
+            self.node_flags[sel] |= flags.STIFF
+        else:
+            self.node_flags[sel] &= _cleared(flags.STIFF)
+
     def set_damping(self, nodes: int | slice | ArrayLike, *, air: float | None = None,
                     ground: float | None = None, relative_to: int | None = None,
                     relative: float = 0.0) -> None:

@@ -23,3 +23,10 @@ DRIVEN = 32
 contacts with other volumes grip by velocity-level friction only, so that static friction does
 not hold back what a controller moves (see
 :func:`twig.physics.collision.response.contact_friction`)."""
+
+STIFF = 64
+"""Its links have the last word in the tick: after the contacts and friction, the links that
+touch it get :data:`~twig.physics.constraints.FINAL_SWEEPS` more sweeps (Jakobsen 2001,
+section 8: a different number of iterations for different constraints). The motor layer
+sets it on its characters, whose driven (immovable) hands and feet and whose contacts with
+a partner fight their short links."""

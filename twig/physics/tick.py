@@ -26,7 +26,13 @@ from twig.physics.collision.pair_table import DEPTH, NODES_A, NODES_B
 from twig.physics.collision.response import contact_friction
 from twig.physics.collision.rolling import roll_spheres
 from twig.physics.collision.sleep import update_sleep, wake_driven
-from twig.physics.constraints import project_planes, relax, relax_marked, rigid_prefix
+from twig.physics.constraints import (
+    project_planes,
+    relax,
+    relax_final,
+    relax_marked,
+    rigid_prefix,
+)
 from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.hot import kernel
 from twig.physics.integrate import integrate_nodes
@@ -202,7 +208,8 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
               vol_inertia, vol_rolling, vol_spin, boxes, dt):
     """Rolling spheres, plane friction, one more sweep over the links of the nodes it slowed,
     then the contacts' no-bounce and sliding friction (after the relaxation, once per tick;
-    ``boxes`` None: compiled without the box contacts' friction)."""
+    ``boxes`` None: compiled without the box contacts' friction), and last the STIFF nodes'
+    links (:func:`~twig.physics.constraints.relax_final`)."""
     n = pos.shape[0]
     slowed = np.zeros(n, dtype=np.uint8)
     roll_spheres(pos, prev, w, flags, depth, ground_normal, contact_friction_mu, rollers,
@@ -227,6 +234,9 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, n_active, inert,
                      hold, node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin,
                      boxes, dt)
+    relax_final(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
+                n_rigid, n_exact, plane_normal, plane_offset, plane_friction, ground_normal,
+                contact_friction_mu)
 
 
 def array_args(world: PhysicsWorld, announce: bool = True) -> ArraysStruct:
