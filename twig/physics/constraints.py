@@ -415,18 +415,20 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
 
 
 @kernel
-def relax_final(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
                 contact_normal, contact_friction):
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
-    friction).
+    friction), moving ``prev`` with ``pos``.
 
     A character's hands and feet are often immovable in the projection (driven or planted)
     and its hands pressed against a partner; with the contacts resolved after the links in
     every iteration, its short links (hips, pelvis, forearms) ended the tick stretched.
-    Moved last, they hold their lengths, and a contact they push back into is resolved at
-    the next tick's start. Nothing moves in a world without STIFF nodes."""
+    Moved last, they hold their lengths. The move is a correction of position only: Verlet
+    would read it as velocity, and a hand moved back into a chair it touches would strike
+    it next tick (a child approaching a chair felt its pain and withdrew). Nothing moves in
+    a world without STIFF nodes."""
     n = pos.shape[0]
     marked = np.zeros(n, dtype=np.uint8)
     count = 0
@@ -436,11 +438,15 @@ def relax_final(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
             count += 1
     if count == 0:
         return
+    start = pos.copy()
     for _ in range(FINAL_SWEEPS):
         sweep_marked(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid, n_exact,
                      marked)
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    np.zeros(n), contact_normal, contact_friction)
+    for i in range(n):
+        for c in range(3):
+            prev[i, c] += pos[i, c] - start[i, c]
 
 
 @kernel

@@ -234,9 +234,9 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, n_active, inert,
                      hold, node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin,
                      boxes, dt)
-    relax_final(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max, link_stiffness,
-                n_rigid, n_exact, plane_normal, plane_offset, plane_friction, ground_normal,
-                contact_friction_mu)
+    relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+                link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
+                ground_normal, contact_friction_mu)
 
 
 def array_args(world: PhysicsWorld, announce: bool = True) -> ArraysStruct:
