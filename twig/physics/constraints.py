@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from twig.physics.collision.response import COEF_A
 from twig.physics.flags import LOCK_ON_GROUND, LOCKED, STIFF
 from twig.physics.hot import hot_kernel, kernel
 
@@ -18,11 +19,12 @@ LINK_SQRT_APPROX = 1
 """``link_mode`` bit: use Jakobsen's square-root approximation (valid near the rest length)."""
 
 FINAL_SWEEPS = 3
-"""Sweeps over the links of STIFF nodes at the end of each tick (:func:`relax_final`). On
-the playground (seeds 0-3, 180 s) three bring the children's visible link stretch from 7-8 %
-to 4.3 % in a 99th-percentile frame, and its worst from 12-22 % to 7-11 %; two left 4.2-5.1 %
-and up to 18 %. Backward sweeps did worse: one backward last left the thighs stretched
-7 % (a shin projected after its thigh pulls the knee from a planted foot's side alone)."""
+"""Sweeps over the links of STIFF nodes at the end of each tick (:func:`relax_final`); what
+they do to the playground's link stretch is measured in ``docs/believability.md``. Two left
+more; a backward sweep last left the thighs stretched 7 % (a shin projected after its thigh
+pulls the knee from a planted foot's side alone); following each sweep with the hinges kept
+knees from bending backwards but stretched the links more and lowered a figure sitting on
+the ground."""
 
 
 @hot_kernel
@@ -417,18 +419,20 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
 @kernel
 def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-                contact_normal, contact_friction):
+                contact_normal, contact_friction, pair_i, pair_f, n_active, node_row):
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
-    friction), moving ``prev`` with ``pos``.
+    friction), moving ``prev`` with ``pos`` for the nodes near another body (the first
+    ``n_active`` pairs of ``pair_i``/``pair_f``, between different rows of ``node_row``).
 
     A character's hands and feet are often immovable in the projection (driven or planted)
     and its hands pressed against a partner; with the contacts resolved after the links in
     every iteration, its short links (hips, pelvis, forearms) ended the tick stretched.
-    Moved last, they hold their lengths. The move is a correction of position only: Verlet
-    would read it as velocity, and a hand moved back into a chair it touches would strike
-    it next tick (a child approaching a chair felt its pain and withdrew). Nothing moves in
-    a world without STIFF nodes."""
+    Moved last, they hold their lengths. Near another body the move is a correction of
+    position only: Verlet would read it as velocity, and a hand moved back into a chair it
+    touches would strike it next tick (a child approaching a chair felt its pain and
+    withdrew); elsewhere it is velocity, as every projection's is (position only everywhere,
+    a reaching hand fell short of a pen). Nothing moves in a world without STIFF nodes."""
     n = pos.shape[0]
     marked = np.zeros(n, dtype=np.uint8)
     count = 0
@@ -444,9 +448,14 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
                      marked)
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    np.zeros(n), contact_normal, contact_friction)
-    for i in range(n):
-        for c in range(3):
-            prev[i, c] += pos[i, c] - start[i, c]
+    for q in range(n_active):
+        if node_row[pair_i[q, 0]] != node_row[pair_i[q, 4]]:
+            for k in range(8):
+                if pair_f[q, COEF_A + k] != 0.0:
+                    i = pair_i[q, k]
+                    for c in range(3):
+                        prev[i, c] += pos[i, c] - start[i, c]
+                        start[i, c] = pos[i, c]  # once per node
 
 
 @kernel
