@@ -419,20 +419,23 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
 @kernel
 def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-                contact_normal, contact_friction, pair_i, pair_f, n_active, node_row):
+                contact_normal, contact_friction, pair_i, pair_f, n_active):
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
-    friction), moving ``prev`` with ``pos`` for the nodes near another body (the first
-    ``n_active`` pairs of ``pair_i``/``pair_f``, between different rows of ``node_row``).
+    friction), moving ``prev`` with ``pos`` for the nodes in a contact (the first
+    ``n_active`` pairs of ``pair_i``/``pair_f``, another body's or the node's own).
 
     A character's hands and feet are often immovable in the projection (driven or planted)
     and its hands pressed against a partner; with the contacts resolved after the links in
     every iteration, its short links (hips, pelvis, forearms) ended the tick stretched.
-    Moved last, they hold their lengths. Near another body the move is a correction of
-    position only: Verlet would read it as velocity, and a hand moved back into a chair it
-    touches would strike it next tick (a child approaching a chair felt its pain and
-    withdrew); elsewhere it is velocity, as every projection's is (position only everywhere,
-    a reaching hand fell short of a pen). Nothing moves in a world without STIFF nodes."""
+    Moved last, they hold their lengths. In a contact the move is a correction of position
+    only: Verlet would read it as velocity, and a hand moved back into a chair it touches
+    would strike it next tick (a child approaching a chair felt its pain and withdrew); a
+    child's trunk, pushed off its own forearm (the hand holding a doll against it) and moved
+    back by its links, was driven into the forearm faster every tick until the impacts (up
+    to 10 J) threw the child down. Elsewhere it is velocity, as every projection's is
+    (position only everywhere, a reaching hand fell short of a pen). Nothing moves in a
+    world without STIFF nodes."""
     n = pos.shape[0]
     marked = np.zeros(n, dtype=np.uint8)
     count = 0
@@ -449,13 +452,12 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    np.zeros(n), contact_normal, contact_friction)
     for q in range(n_active):
-        if node_row[pair_i[q, 0]] != node_row[pair_i[q, 4]]:
-            for k in range(8):
-                if pair_f[q, COEF_A + k] != 0.0:
-                    i = pair_i[q, k]
-                    for c in range(3):
-                        prev[i, c] += pos[i, c] - start[i, c]
-                        start[i, c] = pos[i, c]  # once per node
+        for k in range(8):
+            if pair_f[q, COEF_A + k] != 0.0:
+                i = pair_i[q, k]
+                for c in range(3):
+                    prev[i, c] += pos[i, c] - start[i, c]
+                    start[i, c] = pos[i, c]  # once per node
 
 
 @kernel

@@ -236,7 +236,7 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
                      boxes, dt)
     relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-                ground_normal, contact_friction_mu, pair_i, pair_f, n_active, node_row)
+                ground_normal, contact_friction_mu, pair_i, pair_f, n_active)
 
 
 def array_args(world: PhysicsWorld, announce: bool = True) -> ArraysStruct:
