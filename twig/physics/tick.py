@@ -187,6 +187,10 @@ def physics_tick(arrays, settings):
               depth, ground_normal, contact_friction_mu, pair_i, pair_b, pair_f, n_active, node_row,
               body_start, inert, friction_hold, static_slide, rollers, node_roller, vol_nodes,
               vol_radius, vol_inertia, vol_rolling, vol_spin, boxes, dt)
+    relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
+                link_stiffness, n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend,
+                angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction,
+                ground_normal, contact_friction_mu, pair_i, pair_f, n_active)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -208,8 +212,7 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
               vol_inertia, vol_rolling, vol_spin, boxes, dt):
     """Rolling spheres, plane friction, one more sweep over the links of the nodes it slowed,
     then the contacts' no-bounce and sliding friction (after the relaxation, once per tick;
-    ``boxes`` None: compiled without the box contacts' friction), and last the STIFF nodes'
-    links (:func:`~twig.physics.constraints.relax_final`)."""
+    ``boxes`` None: compiled without the box contacts' friction)."""
     n = pos.shape[0]
     slowed = np.zeros(n, dtype=np.uint8)
     roll_spheres(pos, prev, w, flags, depth, ground_normal, contact_friction_mu, rollers,
@@ -234,9 +237,6 @@ def _friction(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_
     contact_friction(pos, prev, w, flags, ground_normal, pair_i, pair_b, pair_f, n_active, inert,
                      hold, node_row, static_slide, node_roller, vol_radius, vol_inertia, vol_spin,
                      boxes, dt)
-    relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
-                link_stiffness, n_rigid, n_exact, plane_normal, plane_offset, plane_friction,
-                ground_normal, contact_friction_mu, pair_i, pair_f, n_active)
 
 
 def array_args(world: PhysicsWorld, announce: bool = True) -> ArraysStruct:
