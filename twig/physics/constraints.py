@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from twig.physics.collision.response import COEF_A
+from twig.physics.collision.pair_table import COEF_A, NODES_A, SIDE_NODES
 from twig.physics.flags import LOCK_ON_GROUND, LOCKED, STIFF
 from twig.physics.hot import hot_kernel, kernel
 
@@ -462,9 +462,9 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    np.zeros(n), contact_normal, contact_friction)
     for q in range(n_active):
-        for k in range(8):
+        for k in range(2 * SIDE_NODES):  # both sides: COEF_B follows COEF_A, NODES_B NODES_A
             if pair_f[q, COEF_A + k] != 0.0:
-                i = pair_i[q, k]
+                i = pair_i[q, NODES_A + k]
                 for c in range(3):
                     prev[i, c] += pos[i, c] - start[i, c]
                     start[i, c] = pos[i, c]  # once per node
