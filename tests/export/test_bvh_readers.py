@@ -72,11 +72,11 @@ def _bvh_package(path) -> np.ndarray:
 def test_every_reader_puts_the_default_files_joints_in_the_same_place(motion, tmp_path,
                                                                       threejs_bvh):
     """Three.js, bvhio, pybvh and the ``bvh`` package agree within 0.1 mm on every joint of
-    every frame of a rag doll, a puppet, a walk and a hug; every joint is within its
-    chain's stretch of its node in the root mean square of a frame (the rigid round trip test
-    bounds that), under 1 cm in the median frame (measured: walk 2.9 mm, hug 3.3, rag doll
-    2.5, puppet 0.4; at worst 16, 22, 63 and 4.8 mm, where the simulation stretches a shin or
-    a thigh)."""
+    every frame of a rag doll, a puppet, a walk and a hug; every joint is under 1 cm from its
+    node in the median frame, and in every frame of the characters under motor control, whose
+    links the solver sweeps last in a tick (issue #36; measured: walk 2.1 / 7.7 mm, hug 1.7 /
+    6.7 mm in the median / the worst frame, 16 and 22 mm at worst before; the rag doll 2.5 /
+    63 mm, its shins and thighs stretched by its fall; the puppet 0.4 / 4.8 mm)."""
     (path,) = write_bvh(motion.recording, tmp_path / "motion.bvh", character=motion.character)
     names, frames = threejs_bvh(path)
     three = frames[:, [names.index(j) for j in BVH_JOINTS]] / 100.0
@@ -86,8 +86,10 @@ def test_every_reader_puts_the_default_files_joints_in_the_same_place(motion, tm
     for name, got in readers.items():
         assert got.shape == want.shape, name
         np.testing.assert_allclose(got, readers["bvhio"], atol=1e-4, err_msg=name)
-    error = np.linalg.norm(three - want, axis=-1)
-    assert np.median(error.max(axis=1)) < 0.01
+    error = np.linalg.norm(three - want, axis=-1).max(axis=1)
+    assert np.median(error) < 0.01
+    if motion.name in ("walk", "hug"):
+        assert error.max() < 0.01
 
 
 def test_three_js_doubled_the_bones_of_the_stretch_form(tmp_path, threejs_bvh, motion):

@@ -418,9 +418,9 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
 
 @kernel
 def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
-                link_stiffness, n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend,
-                angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction,
-                contact_normal, contact_friction, pair_i, pair_f, n_active):
+                link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
+                plane_offset, plane_friction, contact_normal, contact_friction, pair_i, pair_f,
+                n_active):
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
     friction), moving ``prev`` with ``pos`` for the nodes in a contact (the first
@@ -448,11 +448,6 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
         return
     start = pos.copy()
     for _ in range(FINAL_SWEEPS):
-        for h in range(hinge_nodes.shape[0]):
-            if marked[hinge_nodes[h, 1]]:
-                project_hinge(pos, w, hinge_nodes[h, 0], hinge_nodes[h, 1], hinge_nodes[h, 2],
-                              hinge_nodes[h, 3], hinge_nodes[h, 4], hinge_nodes[h, 5],
-                              hinge_nodes[h, 6], hinge_plane[h], hinge_bend[h])
         for a in range(angle_nodes.shape[0]):
             if marked[angle_nodes[a, 1]]:
                 project_angle(pos, w, angle_nodes[a, 0], angle_nodes[a, 1], angle_nodes[a, 2],

@@ -188,9 +188,9 @@ def physics_tick(arrays, settings):
               body_start, inert, friction_hold, static_slide, rollers, node_roller, vol_nodes,
               vol_radius, vol_inertia, vol_rolling, vol_spin, boxes, dt)
     relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
-                link_stiffness, n_rigid, n_exact, hinge_nodes, hinge_plane, hinge_bend,
-                angle_nodes, angle_cos, plane_normal, plane_offset, plane_friction,
-                ground_normal, contact_friction_mu, pair_i, pair_f, n_active)
+                link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
+                plane_offset, plane_friction, ground_normal, contact_friction_mu, pair_i, pair_f,
+                n_active)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
