@@ -34,8 +34,8 @@ from twig.physics.collision.narrow import BOX
 JOBS: tuple[tuple[str, ...], ...] = (
     ("first_sweep", "resolve_active", "_friction", "boxes_on_planes", "box_plane_friction"),
     ("find_pairs",),
-    ("sweep_spheres", "relax", "integrate_nodes", "project_planes", "update_sleep",
-     "record_contacts", "wake_driven", "rigid_prefix"),
+    ("sweep_spheres", "relax", "relax_final", "integrate_nodes", "project_planes",
+     "update_sleep", "record_contacts", "wake_driven", "rigid_prefix"),
     ("motor",),
 )
 """What each worker compiles (seconds of one core on the 2-core machine, for a world without

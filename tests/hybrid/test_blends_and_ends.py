@@ -38,7 +38,7 @@ def test_blending_into_the_recovery_clip_keeps_every_rigid_link_within_ten_perce
 
 
 def test_a_clip_touching_a_prop_the_character_holds_ends_on_time():
-    """The boss holds the clipboard; waving touches it, which hands the clip to tracking.
+    """The boss lets go of the clipboard to wave; its touch hands the clip to tracking.
     The clip's time ran out while tracking, and it went on tracking for ever (the action
     never ended)."""
     world = twig.load_scene("office")

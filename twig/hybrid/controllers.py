@@ -234,8 +234,9 @@ class Tracking(Controller):
     a small one is absorbed.
 
     A walker whose shin an active object touched (in the last ``CAUGHT_SECONDS``) and whose
-    foot is then held ``CAUGHT`` metres (per adult metre) off where the clip puts it, relative
-    to its trunk, has *tripped* (:attr:`tripped`; only while the clip stands): the foot that
+    swinging foot (the clip moves it faster than ``SWING`` m/s per adult metre) is then held
+    ``CAUGHT`` metres (per adult metre) off where the clip puts it, relative to its trunk, has
+    *tripped* (:attr:`tripped`; only while the clip stands): the foot that
     should land ahead to catch the body is caught, and the status is ``failed`` at once. (Tracked
     on, the stiff walking shape propped the walker on its knees against the ball it tripped on,
     squatting there for 1.4 s before it fell.)
@@ -248,6 +249,7 @@ class Tracking(Controller):
     CAUGHT = 0.1                # m per adult m
     CAUGHT_SECONDS = 0.25       # s
     STANDING = 0.8              # of the leg's length
+    SWING = 0.5                 # m/s per adult m
 
     def __init__(self, player: ClipPlayer) -> None:
         self.player = player
@@ -276,7 +278,8 @@ class Tracking(Controller):
         p.advance(dt)
         if not self.tripped and sup.world.time - sup.last_shin_contact < self.CAUGHT_SECONDS \
                 and target[HIPS, 1].mean() > self.STANDING * sup.leg:
-            self.tripped = _feet_off(target, pos, mass) > self.CAUGHT * sup.scale
+            self.tripped = _feet_off(target, pos, mass, target_vel,
+                                     self.SWING * sup.scale) > self.CAUGHT * sup.scale
         balanced = sup.supported() and sup.tilt_deg() < self.UPRIGHT_DEG
         if not balanced:  # only the pose's shape: the clip turned onto the body as it is
             target = _onto(target, pos, mass)
@@ -345,11 +348,17 @@ def _onto_nodes(pose: np.ndarray, body: np.ndarray, mass: np.ndarray,
     return (pose - cp) @ rot.T + cb
 
 
-def _feet_off(pose: np.ndarray, body: np.ndarray, mass: np.ndarray) -> float:
-    """How far (m) the body's feet are from where ``pose`` (16, 3) puts them relative to its
-    trunk (``pose`` fitted onto the body's chest, pelvis and hips): the most of the two."""
+def _feet_off(pose: np.ndarray, body: np.ndarray, mass: np.ndarray, pose_vel: np.ndarray,
+              swing: float) -> float:
+    """How far (m) the body's swinging feet are from where ``pose`` (16, 3) puts them
+    relative to its trunk (``pose`` fitted onto the body's chest, pelvis and hips): the most
+    of the feet the clip moves faster than ``swing`` (m/s, ``pose_vel`` (16, 3)) across the
+    ground, 0 if none. A planted foot cannot be caught: a prop dropped on the feet of a
+    character waving on the spot is no trip."""
     fit = _onto_nodes(pose, body, mass, TRUNK)
-    return float(np.linalg.norm(fit[FEET] - body[FEET], axis=1).max())
+    moving = np.hypot(pose_vel[FEET, 0], pose_vel[FEET, 2]) > swing
+    off = np.linalg.norm(fit[FEET] - body[FEET], axis=1)
+    return float(np.where(moving, off, 0.0).max())
 
 
 def tipping(pos: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from twig.physics.collision.pair_table import COEF_A, NODES_A, SIDE_NODES
+from twig.physics.collision.pair_table import COEF_A, DEPTH, NODES_A, SIDE_NODES
 from twig.physics.flags import LOCK_ON_GROUND, LOCKED, STIFF
 from twig.physics.hot import hot_kernel, kernel
 
@@ -424,7 +424,8 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
     friction), moving ``prev`` with ``pos`` for the nodes in a contact (the first
-    ``n_active`` pairs of ``pair_i``/``pair_f``, another body's or the node's own).
+    ``n_active`` pairs of ``pair_i``/``pair_f`` that touch this tick, another body's or the
+    node's own).
 
     A character's hands and feet are often immovable in the projection (driven or planted)
     and its hands pressed against a partner; with the contacts resolved after the links in
@@ -457,6 +458,8 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    np.zeros(n), contact_normal, contact_friction)
     for q in range(n_active):
+        if pair_f[q, DEPTH] <= 0.0:  # no contact this tick: its coefficients are old
+            continue
         for k in range(2 * SIDE_NODES):  # both sides: COEF_B follows COEF_A, NODES_B NODES_A
             if pair_f[q, COEF_A + k] != 0.0:
                 i = pair_i[q, NODES_A + k]
