@@ -22,7 +22,7 @@ def test_a_child_walking_into_a_fence_keeps_its_knees_forward_and_its_feet_in(ve
     cols = np.array([kid.node(n) for n in LEGS])
     feet = [kid.node("l_foot"), kid.node("r_foot")]
     radius = world.nodes["radius"][feet[0]]
-    leg = kid._table["leg"][kid._row]
+    leg = kid.motor_table["leg"][kid.motor_row]
     frames, reach, deepest = [], 0.0, -np.inf
     for k in range(round(6.0 / world.dt)):
         world.step()

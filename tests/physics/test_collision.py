@@ -249,12 +249,12 @@ def test_restore_keeps_the_cached_pair_list():
     world.step()
     assert world.broad_stats[0] == 0  # lying still: the list is kept
     snap = world.snapshot()
-    pairs = world._pair_vol[:world.broad_stats[3]].copy()
+    pairs = world.pair_buffers()["pair_vol"][:world.broad_stats[3]].copy()
     world.step(60)
     ahead = world.state_hash()
     world.add_ball("ball", (9.0, 1.0, 9.0))  # a new topology in between
     world.restore(snap)
-    assert np.array_equal(world._pair_vol[:world.broad_stats[3]], pairs)
+    assert np.array_equal(world.pair_buffers()["pair_vol"][:world.broad_stats[3]], pairs)
     world.step()
     assert world.broad_stats[0] == 0
     world.step(59)
@@ -270,7 +270,7 @@ def test_broad_phase_lists_every_touching_pair_without_testing_all():
         world.add_ball(f"b{k}", c, radius=0.3)
     world.step()  # lists the candidates from the positions before it moves anything
     n = world.broad_stats[3]
-    listed = {tuple(p) for p in world._pair_vol[:n].tolist()}
+    listed = {tuple(p) for p in world.pair_buffers()["pair_vol"][:n].tolist()}
     d = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     i, j = np.nonzero(np.triu(d < 0.6, 1))
     assert len(i) > 20
@@ -287,10 +287,11 @@ def test_remembered_candidate_distances_only_skip_tests():
     for forget in (False, True):
         world = pile_world(6)
         if forget:
-            world.stages.add("commands", lambda w=world: w._pair_seen.fill(0.0))
+            world.stages.add("commands", lambda w=world: w.pair_buffers()["pair_seen"].fill(0.0))
         for _ in range(240):
             world.step()
-            remembered += (not forget) and int((world._pair_seen[:, 0] > 0.0).sum())
+            seen = world.pair_buffers()["pair_seen"]
+            remembered += (not forget) and int((seen[:, 0] > 0.0).sum())
         hashes.append(world.state_hash())
     assert remembered > 0  # distances were remembered
     assert hashes[0] == hashes[1]
@@ -305,10 +306,11 @@ def test_remembered_distances_follow_their_pairs_when_the_list_is_rebuilt():
     world.run(seconds=2.0)
     decided = []
     for _ in range(30):
-        before = world._pair_key[:world.broad_stats[PAIRS]].copy()
+        before = world.pair_buffers()["pair_key"][:world.broad_stats[PAIRS]].copy()
         world.step()
         n = world.broad_stats[PAIRS]
-        if world.broad_stats[REBUILT] and not np.array_equal(before, world._pair_key[:n]):
+        keys = world.pair_buffers()["pair_key"][:n]
+        if world.broad_stats[REBUILT] and not np.array_equal(before, keys):
             decided.append(world.broad_stats[REMEMBERED] / n)
     assert len(decided) >= 20  # the list changed nearly every tick
     assert np.mean(decided) > 0.4
@@ -327,12 +329,12 @@ def test_a_rebuilt_list_copies_what_it_would_pair_again():
         snap = world.snapshot()
         world.step()
         rebuilt += int(world.broad_stats[REBUILT])
-        listed = world._pair_vol[:world.broad_stats[PAIRS]].copy()
+        listed = world.pair_buffers()["pair_vol"][:world.broad_stats[PAIRS]].copy()
         tests = world.broad_stats[[BODY_TESTS, VOLUME_TESTS]].copy()
         state = world.state_hash()
         world.restore(snap)
         world.step()
-        assert np.array_equal(world._pair_vol[:world.broad_stats[PAIRS]], listed)
+        assert np.array_equal(world.pair_buffers()["pair_vol"][:world.broad_stats[PAIRS]], listed)
         assert world.state_hash() == state
         copied += bool((tests < 0.7 * world.broad_stats[[BODY_TESTS, VOLUME_TESTS]]).all())
     assert rebuilt >= 10 and copied >= 0.8 * rebuilt

@@ -53,10 +53,11 @@ def _same(field: np.ndarray, column: np.ndarray) -> bool:
 
 
 def test_the_tick_gets_the_model_read_only_and_the_state_writable():
-    """The fields the tick only reads (``records.Model``: masses, damping, constraints,
-    volumes, the topology's arrays) reach the kernel as read-only views, so a kernel writing
-    one does not compile; the state it changes (positions, flags, spin, sleep and pain) is
-    writable, and the world's own columns stay writable for the commands."""
+    """The model's columns (masses, damping, radii, volumes: declared so in the tables) and
+    the fields the tick only reads (``records.ReadOnly``: the constraints in solver order, the
+    topology's arrays, set-point targets) reach the kernel as read-only views, so a kernel
+    writing one does not compile; the state it changes (positions, flags, spin, sleep and
+    pain) is writable, and the world's own columns stay writable for its methods."""
     world = _world(box=True)
     records = array_records(world)
     nodes, constraints = Nodes(*records.nodes), Constraints(*records.constraints)
@@ -104,4 +105,6 @@ def test_the_motor_records_are_the_tables_columns():
     world = _world(box=False)
     rows = MotorRows(*pack(MotorRows, world.motor.table))
     assert rows.gaze_dir is world.motor.table["gaze_dir"]
-    assert MotorNodes(*pack(MotorNodes, world.nodes)).lock_pos is world.nodes["lock_pos"]
+    assert not rows.scale.flags.writeable  # the characters' build: model
+    nodes = MotorNodes(*pack(MotorNodes, world.nodes))
+    assert nodes.lock_pos is world.nodes["lock_pos"] and not nodes.inv_mass.flags.writeable

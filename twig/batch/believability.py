@@ -69,8 +69,8 @@ class CheckWatch:
     def _on_tick(self) -> None:
         if self.world.contact_count:
             self.depth = max(self.depth, float(self.world.contacts.depth.max()))
-        self.lowered.append([c.alive and (c._table["crouch"][c._row] > 0.0
-                                          or c._table["mode"][c._row] == SIT)
+        self.lowered.append([c.alive and (c.motor_table["crouch"][c.motor_row] > 0.0
+                                          or c.motor_table["mode"][c.motor_row] == SIT)
                              for c in self.characters])
 
     def stop(self) -> None:

@@ -72,7 +72,7 @@ class MotorControl(Controller):
 
     def start(self, sup: Supervisor) -> None:
         who = sup.character
-        table, row = who._table, who._row
+        table, row = who.motor_table, who.motor_row
         seated = not who.upright
         who.stand()
         table["heading"][row] = who.heading  # hold the facing it has now

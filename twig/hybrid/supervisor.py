@@ -127,7 +127,7 @@ class Supervisor:
 
     @property
     def leg(self) -> float:
-        return float(self.character._table["leg"][self.character._row])
+        return float(self.character.motor_table["leg"][self.character.motor_row])
 
     @property
     def arm_length(self) -> float:

@@ -109,7 +109,7 @@ def stoop(who: Character, point: np.ndarray | None, side: str = "right") -> None
     the stoop chased its own effect and see-sawed, and counting only the height to reach
     down, a boss bent 1 to 17 cm over a pen half a metre in front of it and never got there.
     """
-    t, r = who._table, who._row
+    t, r = who.motor_table, who.motor_row
     if point is None:
         t["crouch"][r] = t["bend"][r] = 0.0
         return
@@ -149,16 +149,16 @@ class ArmTask(Task):
 
     def drive(self, side: str, point: np.ndarray, speed: float = 1.5,
               mode: int = HAND_DRIVE) -> None:
-        t, r, k = self.who._table, self.who._row, SIDES[side]
+        t, r, k = self.who.motor_table, self.who.motor_row, SIDES[side]
         t["hand_mode"][r, k] = mode
         t["hand_target"][r, k] = point
         t["hand_speed"][r, k] = speed
 
     def free(self, side: str) -> None:
-        self.who._table["hand_mode"][self.who._row, SIDES[side]] = HAND_FREE
+        self.who.motor_table["hand_mode"][self.who.motor_row, SIDES[side]] = HAND_FREE
 
     def distance(self, side: str) -> float:
-        return float(self.who._table["hand_dist"][self.who._row, SIDES[side]])
+        return float(self.who.motor_table["hand_dist"][self.who.motor_row, SIDES[side]])
 
     def touches(self, item: Body, side: str) -> bool:
         """Whether ``item`` touched this character at its ``side`` hand in the last tick."""
@@ -422,7 +422,7 @@ class Hug(ArmTask):
                 self.phase = "wrap"
                 self.who.stop()  # in contact: no more walking into the partner
         else:  # wrap, close, and joined: the hands stay clasped behind the partner
-            t, r = self.who._table, self.who._row
+            t, r = self.who.motor_table, self.who.motor_row
             t["face"][r] = ahead  # square on to the partner, both arms equally round it
             t["face_on"][r] = True
             # Snuggle in: the hips creep toward the partner until the chests touch.
@@ -513,16 +513,16 @@ class Hug(ArmTask):
             return
         super().cancel(reason)
         who, world = self.who, self.who.world
-        who._table["face_on"][who._row] = False
-        who._table["walk"][who._row] = 0.0
+        who.motor_table["face_on"][who.motor_row] = False
+        who.motor_table["walk"][who.motor_row] = 0.0
         if self.join is not None and self.join.alive:
             self.join.remove()
         world.events.emit("hug", agent=who.name, object=self.names[1], status="end")
         # Let go gently: the hands come back in front of the chest before they hang free
         # (flung free from behind the partner, the arms would strike it).
-        t, r = who._table, who._row
+        t, r = who.motor_table, who.motor_row
         for side, k in SIDES.items():
-            if t["hand_mode"][r, k] == HAND_FREE and (who.id, side) not in who.motor._tasks:
+            if t["hand_mode"][r, k] == HAND_FREE and who.motor.task(who, side) is None:
                 t["hand_mode"][r, k] = HAND_CARRY
                 t["hand_target"][r, k] = (0.1 if side == "right" else -0.1, -0.45, 0.45)
                 t["hand_speed"][r, k] = 0.6
@@ -533,10 +533,10 @@ class Hug(ArmTask):
 
         def hang() -> None:
             if who.alive:
-                t, r = who._table, who._row  # rows move when other characters go
+                t, r = who.motor_table, who.motor_row  # rows move when other characters go
                 for side, k in SIDES.items():
-                    if t["hand_mode"][r, k] == HAND_CARRY and (who.id, side) not in \
-                            who.motor._tasks:
+                    if t["hand_mode"][r, k] == HAND_CARRY and \
+                            who.motor.task(who, side) is None:
                         t["hand_mode"][r, k] = HAND_FREE
 
         who.motor.after(back, hang)

@@ -117,7 +117,7 @@ class Character(MotorBody):
         """
         v = as_points(velocity, "velocity").reshape(3)
         self.motor.stop(self, "legs", self.motor.replaced(self, "walk"))
-        t, r = self._table, self._row
+        t, r = self.motor_table, self.motor_row
         t["walk"][r] = (v[0], 0.0, v[2])
         t["goal_on"][r] = False
         t["face_on"][r] = False
@@ -222,7 +222,7 @@ class Character(MotorBody):
             What to look at (a character: its head); leave out to look where the body goes.
         """
         name = "look-at"
-        t, r = self._table, self._row
+        t, r = self.motor_table, self.motor_row
         if at is None:
             t["gaze_on"][r] = False
             t["gaze_node"][r] = t["gaze_uid"][r] = -1
@@ -331,7 +331,7 @@ class Character(MotorBody):
         """
         for side in hands_of(hand) if hand in ("left", "right", "both") else ():
             self.motor.stop(self, side, f"{self.name} let go")
-            self._table["hand_mode"][self._row, SIDES[side]] = HAND_FREE
+            self.motor_table["hand_mode"][self.motor_row, SIDES[side]] = HAND_FREE
             let_go(self, side)
 
     @command
@@ -486,14 +486,14 @@ class Character(MotorBody):
         for channel in ("legs", "gaze"):
             self.motor.stop(self, channel, f"{self.name} went limp")
         self.release()
-        t, r = self._table, self._row
+        t, r = self.motor_table, self.motor_row
         t["mode"][r] = PASSIVE
         self.world.unlock_nodes(self.nodes)
 
     @command
     def stand(self) -> None:
         """Turn motor control back on where the figure is (it pushes itself up if it can)."""
-        t, r = self._table, self._row
+        t, r = self.motor_table, self.motor_row
         if t["mode"][r] == PASSIVE:
             t["walk_cmd"][r] = 0.0
             t["swing"][r] = 0

@@ -49,7 +49,7 @@ class WalkTo(Task):
         self.since_best = 0.0
 
     def update(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         t["goal"][r] = self.where()
         t["goal_on"][r] = True
         t["goal_speed"][r] = self.speed
@@ -57,7 +57,7 @@ class WalkTo(Task):
         t["face_on"][r] = False
 
     def check(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         if t["mode"][r] != STAND:
             self.cancel("the character is not standing")
             return
@@ -75,7 +75,7 @@ class WalkTo(Task):
                             f"{gap:.2f} m from the goal")
 
     def cancel(self, reason: str) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         t["goal_on"][r] = False
         t["walk"][r] = 0.0
         super().cancel(reason)
@@ -94,7 +94,7 @@ class TurnTo(Task):
         self.elapsed = 0.0
 
     def update(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         h = self.heading()
         t["face"][r] = (math.sin(h), 0.0, math.cos(h))
         t["face_on"][r] = True
@@ -102,7 +102,7 @@ class TurnTo(Task):
         t["walk"][r] = 0.0
 
     def check(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         self.elapsed += self.who.world.dt
         settled = not t["swing"][r].any() and np.linalg.norm(t["walk_cmd"][r]) < 0.05
         if abs(t["yaw_error"][r]) < 0.12 and settled:
@@ -138,7 +138,7 @@ class Kick(Task):
         return ball, aim / max(float(np.linalg.norm(aim)), 1e-9)
 
     def update(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         if self.phase != "approach":
             return
         ball, aim = self._line()
@@ -152,7 +152,7 @@ class Kick(Task):
         t["face_on"][r] = bool(np.linalg.norm((stand - self.who.hips)[[0, 2]]) < 0.4)
 
     def check(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         self.elapsed += self.who.world.dt
         if self.phase == "approach" and t["arrived"][r] and not t["swing"][r].any():
             ball, aim = self._line()
@@ -175,7 +175,7 @@ class Kick(Task):
             self.cancel(f"could not get to {self.ball.name} in {self.timeout:g} s")
 
     def cancel(self, reason: str) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         t["goal_on"][r] = False
         t["face_on"][r] = False
         super().cancel(reason)
@@ -197,7 +197,7 @@ class Sit(Task):
         self.phase = "approach" if chair is not None else "lower"
         self.ground = None
         if chair is None:
-            t, r = who._table, who._row
+            t, r = who.motor_table, who.motor_row
             back = -np.array([math.sin(who.heading), 0.0, math.cos(who.heading)])
             self.ground = who.hips + back * 0.35 * t["leg"][r]
             self.ground[1] = 0.12 * who.scale
@@ -211,7 +211,7 @@ class Sit(Task):
         return seat.origin, front / max(float(np.linalg.norm(front)), 1e-9)
 
     def update(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         if self.phase == "approach":
             origin, front = self._seat()
             goal = origin + front * (0.45 * t["leg"][r] + 0.1)
@@ -239,7 +239,7 @@ class Sit(Task):
             t["mode"][r] = SIT
 
     def check(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         dt = self.who.world.dt
         self.elapsed += dt
         if self.phase == "approach" and t["arrived"][r]:
@@ -258,7 +258,7 @@ class Sit(Task):
             self.cancel(f"could not sit down within {self.timeout:g} s")
 
     def cancel(self, reason: str) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         t["goal_on"][r] = False
         if t["mode"][r] == SIT and not self.action.done:
             t["mode"][r] = STAND
@@ -277,7 +277,7 @@ class StandUp(Task):
         self.who = who
         self.timeout = timeout
         self.elapsed = 0.0
-        t, r = who._table, who._row
+        t, r = who.motor_table, who.motor_row
         t["face_on"][r] = False
         self.start = self.goal = who.hips
         self.rise = 0.0
@@ -292,7 +292,7 @@ class StandUp(Task):
             t["mode"][r] = STAND
 
     def update(self) -> None:
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         if t["mode"][r] != SIT:
             return
         if self.elapsed >= self.rise:
@@ -304,7 +304,7 @@ class StandUp(Task):
 
     def check(self) -> None:
         self.elapsed += self.who.world.dt
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         standing = t["foot_r"][r] + 0.9 * t["leg"][r]
         if t["mode"][r] == STAND and self.who.upright and self.who.hips[1] > standing:
             self.action.succeed()
@@ -313,7 +313,7 @@ class StandUp(Task):
 
     def cancel(self, reason: str) -> None:
         """Give up where it got to, standing posture on."""
-        t, r = self.who._table, self.who._row
+        t, r = self.who.motor_table, self.who.motor_row
         if t["mode"][r] == SIT:
             t["mode"][r] = STAND
         super().cancel(reason)

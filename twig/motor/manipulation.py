@@ -120,7 +120,7 @@ class HoldForUse(ArmTask):
         nodes, self.local = chart_nodes(item, chart_name)
         self.frame = nodes - item.nodes.start  # node indices shift when earlier bodies go
         self.tilt = tilt
-        t, r = who._table, who._row
+        t, r = who.motor_table, who.motor_row
         t["face"][r] = (math.sin(who.heading), 0.0, math.cos(who.heading))
         t["face_on"][r] = True  # the facing lock (VIII): no slow spin
         hand = who.node(f"{side[0]}_hand")
@@ -142,7 +142,7 @@ class HoldForUse(ArmTask):
     def pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Where the chart's origin and axes (rows x, y, z) should be now."""
         who = self.who
-        heading = who._table["face"][who._row]
+        heading = who.motor_table["face"][who.motor_row]
         forward = np.array([heading[0], 0.0, heading[2]])
         up = np.array([0.0, 1.0, 0.0])
         c, s = math.cos(self.tilt), math.sin(self.tilt)
@@ -187,7 +187,7 @@ class HoldForUse(ArmTask):
     def cancel(self, reason: str) -> None:
         if self.item.alive:
             release_nodes(self.who.world, self.nodes)
-        self.who._table["face_on"][self.who._row] = False
+        self.who.motor_table["face_on"][self.who.motor_row] = False
         let_go(self.who, self.side)
         super().cancel(reason)
 

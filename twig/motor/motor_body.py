@@ -17,6 +17,7 @@ from twig.physics import Body
 
 if TYPE_CHECKING:
     from twig.motor.system import MotorSystem
+    from twig.physics.columns import Columns
 
 
 class MotorBody(Body):
@@ -29,11 +30,15 @@ class MotorBody(Body):
         return self.world.motor
 
     @property
-    def _table(self):
+    def motor_table(self) -> Columns:
+        """The motor table (``world.motor.table``, :data:`~twig.motor.state.MOTOR_COLUMNS`):
+        tasks and controllers write its control columns at :attr:`motor_row`."""
         return self.world.motor.table
 
     @property
-    def _row(self) -> int:
+    def motor_row(self) -> int:
+        """This character's row of :attr:`motor_table` (looked up on each use: rows move
+        when other characters go)."""
         return self.world.motor.row(self)
 
     def _action(self, name: str) -> Action:
@@ -68,23 +73,23 @@ class MotorBody(Body):
     @property
     def mode(self) -> str:
         """``"standing"`` (posture and gait on), ``"sitting"`` or ``"limp"``."""
-        return {PASSIVE: "limp", STAND: "standing"}.get(int(self._table["mode"][self._row]),
-                                                        "sitting")
+        mode = int(self.motor_table["mode"][self.motor_row])
+        return {PASSIVE: "limp", STAND: "standing"}.get(mode, "sitting")
 
     @property
     def walk_velocity(self) -> np.ndarray:
         """The ground velocity the gait is following now, m/s, shape (3,)."""
-        return self._table["walk_cmd"][self._row].copy()
+        return self.motor_table["walk_cmd"][self.motor_row].copy()
 
     @property
     def gaze_direction(self) -> np.ndarray:
         """Where the face points (unit vector): the gaze target, else the walk direction."""
-        return self._table["gaze_dir"][self._row].copy()
+        return self.motor_table["gaze_dir"][self.motor_row].copy()
 
     @property
     def steps(self) -> int:
         """Steps taken so far."""
-        return int(self._table["steps"][self._row])
+        return int(self.motor_table["steps"][self.motor_row])
 
     @property
     def actions(self) -> list[Action]:
@@ -94,18 +99,17 @@ class MotorBody(Body):
     @property
     def scale(self) -> float:
         """Size relative to the 1.75 m adult."""
-        return float(self._table["scale"][self._row])
+        return float(self.motor_table["scale"][self.motor_row])
 
     @property
     def arm_length(self) -> float:
         """Shoulder to elbow to hand, metres."""
-        return float(self._table["arm"][self._row])
+        return float(self.motor_table["arm"][self.motor_row])
 
     @property
     def hugging(self) -> bool:
         """Whether a hug is under way (until its ``end`` event, after the hands joined)."""
-        return any(isinstance(t, Hug) and not t.finished
-                   for (b, _), t in self.motor._tasks.items() if b == self.id)
+        return any(isinstance(t, Hug) and not t.finished for t in self.motor.tasks(self))
 
     def gripped(self, hand: str) -> str | None:
         """Name of what the ``"left"`` or ``"right"`` hand holds (a grab link), or None."""
@@ -117,5 +121,5 @@ class MotorBody(Body):
         """Whether the figure stands: hips above half the leg length, torso within 60 degrees
         of vertical (a stooping or running figure still stands)."""
         frame = pelvis_frame(self)
-        leg = self._table["leg"][self._row]
+        leg = self.motor_table["leg"][self.motor_row]
         return bool(self.hips[1] > 0.5 * leg and frame.up[1] > math.cos(math.radians(60)))

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from twig.physics.columns import Column
+from twig.physics.columns import control, model, state
 
 # Node slots (NODE_NAMES order).
 HEAD, NECK, CHEST, PELVIS = 0, 1, 2, 3
@@ -40,60 +40,63 @@ HAND_CARRY = 3
 lengths from that side's shoulder: a pose the arm keeps as the body moves (carrying)."""
 
 MOTOR_COLUMNS = {
-    "body": Column(np.int64, (), -1),
-    "node": Column(np.int64, (16,)),
+    "body": model(np.int64, (), -1),
+    "node": model(np.int64, (16,)),
     # Build (set once): metres, kilograms.
-    "scale": Column(np.float64, (), 1.0),          # height / 1.75 m
-    "leg": Column(np.float64, ()),                 # hip-knee + knee-foot rest lengths, m
-    "arm": Column(np.float64, ()),                 # shoulder-elbow + elbow-hand, m
-    "head_len": Column(np.float64, ()),            # neck-head, m
-    "torso": Column(np.float64, ()),               # hips' centre to shoulders' height, m
-    "foot_r": Column(np.float64, ()),              # foot node radius (rest height), m
-    "m_support": Column(np.float64, ()),           # mass the legs carry, kg
+    "scale": model(np.float64, (), 1.0),           # height / 1.75 m
+    "leg": model(np.float64, ()),                  # hip-knee + knee-foot rest lengths, m
+    "arm": model(np.float64, ()),                  # shoulder-elbow + elbow-hand, m
+    "head_len": model(np.float64, ()),             # neck-head, m
+    "torso": model(np.float64, ()),                # hips' centre to shoulders' height, m
+    "foot_r": model(np.float64, ()),               # foot node radius (rest height), m
+    "m_support": model(np.float64, ()),            # mass the legs carry, kg
     # Control (written by commands).
-    "mode": Column(np.uint8, (), STAND),
-    "walk": Column(np.float64, (3,)),              # desired ground velocity, m/s
-    "goal": Column(np.float64, (3,)),              # walk-to target, m
-    "goal_on": Column(np.bool_, ()),
-    "goal_speed": Column(np.float64, (), 1.3),     # m/s
-    "goal_stop": Column(np.float64, (), 0.1),      # arrive within, m
-    "face": Column(np.float64, (3,)),              # desired facing (unit, horizontal)
-    "face_on": Column(np.bool_, ()),
-    "gaze": Column(np.float64, (3,)),              # gaze target, m
-    "gaze_on": Column(np.bool_, ()),
-    "gaze_node": Column(np.int64, (), -1),         # node the gaze follows (else ``gaze``)
-    "gaze_uid": Column(np.int64, (), -1),          # that node's permanent id
-    "seat": Column(np.float64, (3,)),              # pelvis target when sitting, m
-    "hand_mode": Column(np.uint8, (2,)),           # HAND_FREE, _DRIVE, _PULL, _CARRY (l, r)
-    "hand_target": Column(np.float64, (2, 3)),     # m
-    "hand_speed": Column(np.float64, (2,), 1.5),   # m/s
-    "breath_amp": Column(np.float64, (), 0.008),   # shoulder rise, m (per adult metre)
-    "crouch": Column(np.float64, ()),              # hips lowered by, m (reaching down)
-    "bend": Column(np.float64, ()),                # shoulders ahead of the hips by, m
+    "mode": control(np.uint8, (), STAND),
+    "walk": control(np.float64, (3,)),             # desired ground velocity, m/s
+    "goal": control(np.float64, (3,)),             # walk-to target, m
+    "goal_on": control(np.bool_, ()),
+    "goal_speed": control(np.float64, (), 1.3),    # m/s
+    "goal_stop": control(np.float64, (), 0.1),     # arrive within, m
+    "face": control(np.float64, (3,)),             # desired facing (unit, horizontal)
+    "face_on": control(np.bool_, ()),
+    "gaze": control(np.float64, (3,)),             # gaze target, m
+    "gaze_on": control(np.bool_, ()),
+    "gaze_node": control(np.int64, (), -1),        # node the gaze follows (else ``gaze``)
+    "gaze_uid": control(np.int64, (), -1),         # that node's permanent id
+    "seat": control(np.float64, (3,)),             # pelvis target when sitting, m
+    "hand_mode": control(np.uint8, (2,)),          # HAND_FREE, _DRIVE, _PULL, _CARRY (l, r)
+    "hand_target": control(np.float64, (2, 3)),    # m
+    "hand_speed": control(np.float64, (2,), 1.5),  # m/s
+    "breath_amp": control(np.float64, (), 0.008),  # shoulder rise, m (per adult metre)
+    "crouch": control(np.float64, ()),             # hips lowered by, m (reaching down)
+    "bend": control(np.float64, ()),               # shoulders ahead of the hips by, m
     # State (written by the kernel).
-    "walk_cmd": Column(np.float64, (3,)),          # velocity being followed (rate-limited)
-    "swing": Column(np.uint8, (2,)),               # 1 while that foot steps
-    "swing_t": Column(np.float64, (2,)),           # s into the step
-    "swing_T": Column(np.float64, (2,)),           # step duration, s
-    "swing_from": Column(np.float64, (2, 3)),      # m
-    "swing_to": Column(np.float64, (2, 3)),        # m
-    "kick": Column(np.uint8, (2,)),                # 1: this step is a kick aimed at swing_to
-    "support": Column(np.float64, ()),             # s of ground support left
-    "breath": Column(np.float64, ()),              # respiration phase, rad
-    "arrived": Column(np.bool_, ()),               # goal reached and stopped
-    "heading": Column(np.float64, ()),             # heading the pelvis holds, rad about +y
-    "yaw_error": Column(np.float64, ()),           # pelvis heading error, rad
-    "hand_dist": Column(np.float64, (2,)),         # hand to its target, m
-    "steps": Column(np.int64, ()),                 # steps taken
-    "skate": Column(np.float64, ()),               # planted-foot slide accumulated, m
-    "gaze_dir": Column(np.float64, (3,)),          # where the face points (unit)
+    "walk_cmd": state(np.float64, (3,)),           # velocity being followed (rate-limited)
+    "swing": state(np.uint8, (2,)),                # 1 while that foot steps
+    "swing_t": state(np.float64, (2,)),            # s into the step
+    "swing_T": state(np.float64, (2,)),            # step duration, s
+    "swing_from": state(np.float64, (2, 3)),       # m
+    "swing_to": state(np.float64, (2, 3)),         # m
+    "kick": state(np.uint8, (2,)),                 # 1: this step is a kick aimed at swing_to
+    "support": state(np.float64, ()),              # s of ground support left
+    "breath": state(np.float64, ()),               # respiration phase, rad
+    "arrived": state(np.bool_, ()),                # goal reached and stopped
+    "heading": state(np.float64, ()),              # heading the pelvis holds, rad about +y
+    "yaw_error": state(np.float64, ()),            # pelvis heading error, rad
+    "hand_dist": state(np.float64, (2,)),          # hand to its target, m
+    "steps": state(np.int64, ()),                  # steps taken
+    "skate": state(np.float64, ()),                # planted-foot slide accumulated, m
+    "gaze_dir": state(np.float64, (3,)),           # where the face points (unit)
 }
-"""Motor table columns (see the comments for units); a row per character."""
+"""Motor table columns (see the comments for units); a row per character. The build is the
+motor's model (read-only in the kernel), the commands' targets its control, the gait's phase
+and the like its state (:mod:`twig.physics.groups`)."""
 
 
 class MotorNodes(NamedTuple):
     """The node table's columns the motor kernel reads and writes (``world.nodes``), by their
-    names (a record of :mod:`twig.physics.records`)."""
+    names (a record of :mod:`twig.physics.records`: the model's, masses and radii, read-only).
+    """
 
     pos: np.ndarray
     prev: np.ndarray

@@ -234,6 +234,18 @@ class MotorSystem:
         except TwigError:
             task.abandon(reason)
 
+    def task(self, body: Body, channel: str) -> Task | None:
+        """The task on ``body``'s ``channel`` ("legs", "left", "right", "gaze"...), if any."""
+        return self._tasks.get((body.id, channel))
+
+    def tasks(self, body: Body) -> list[Task]:
+        """The tasks on ``body``'s channels (a two-handed task once)."""
+        out: list[Task] = []
+        for (b, _), t in self._tasks.items():
+            if b == body.id and t not in out:
+                out.append(t)
+        return out
+
     def running(self, body: Body) -> list[Action]:
         """The actions running on ``body``."""
         out: list[Action] = []

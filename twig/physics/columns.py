@@ -3,24 +3,62 @@
 Nodes, links, hinges, angle limits and planes are each one :class:`Columns`. Rows are appended in
 blocks and deleted by mask; the backing arrays grow geometrically so appending a body or a
 temporary link costs amortised O(rows added), and kernels receive contiguous views.
+
+Each column declares its group (:data:`MODEL`, :data:`STATE` or :data:`CONTROL`; see
+:mod:`twig.physics.groups`): the declaration decides what the kernels may write (a model column
+reaches them read-only, :meth:`Columns.kernel_views`), what a snapshot copies every time (state
+and control) and what only when it changed (the model, :meth:`Columns.model_copy`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+MODEL = "model"
+"""What the world is: masses, radii, damping, constraints, volumes. Changed only by the world's
+add, remove and set methods; the tick reads it (its kernels get read-only views)."""
+STATE = "state"
+"""What changes tick to tick: positions, previous positions, flags, contact memory."""
+CONTROL = "control"
+"""Set-points the layers above write for the next tick (control accelerations, move targets)."""
+GROUPS = (MODEL, STATE, CONTROL)
+
 
 @dataclass(frozen=True)
 class Column:
-    """Declaration of one column: element dtype, per-row shape and the default fill value."""
+    """Declaration of one column: element dtype, per-row shape, default fill value and group
+    (:data:`MODEL`, :data:`STATE` or :data:`CONTROL`)."""
 
     dtype: DTypeLike
     shape: tuple[int, ...] = ()
     default: float | int | bool = 0
+    group: str = MODEL
+
+    def __post_init__(self) -> None:
+        if self.group not in GROUPS:
+            raise ValueError(f"a column's group is one of {GROUPS}, got {self.group!r}")
+
+
+def model(dtype: DTypeLike, shape: tuple[int, ...] = (), default: float | int | bool = 0,
+          ) -> Column:
+    """A :data:`MODEL` column."""
+    return Column(dtype, shape, default, MODEL)
+
+
+def state(dtype: DTypeLike, shape: tuple[int, ...] = (), default: float | int | bool = 0,
+          ) -> Column:
+    """A :data:`STATE` column."""
+    return Column(dtype, shape, default, STATE)
+
+
+def control(dtype: DTypeLike, shape: tuple[int, ...] = (), default: float | int | bool = 0,
+            ) -> Column:
+    """A :data:`CONTROL` column."""
+    return Column(dtype, shape, default, CONTROL)
 
 
 class Columns:
@@ -38,9 +76,22 @@ class Columns:
         self._n = 0
         self._data = {name: self._alloc(col, 4) for name, col in self.spec.items()}
         self._views: dict[str, np.ndarray] = {}
+        self._kernel: dict[str, np.ndarray] = {}
+        self._kernel_version = -1
         self.version = 0
         """Counts the changes that may replace the backing arrays (append, keep, restore), so
         that callers caching views know when to take them again."""
+        self.model_stamp = object()
+        """A token replaced whenever the model columns may have changed (rows appended or
+        deleted, :meth:`edited`): equal tokens, equal model (see :meth:`model_copy`)."""
+        self._model_copy: tuple[object, dict[str, np.ndarray]] | None = None
+
+    def __getstate__(self) -> dict:
+        """The table for pickling, without its cached views (an unpickled view would be a copy,
+        not a view of the unpickled data)."""
+        state = dict(vars(self))
+        state.update(_views={}, _kernel={}, _kernel_version=-1)
+        return state
 
     @staticmethod
     def _alloc(col: Column, capacity: int) -> np.ndarray:
@@ -56,6 +107,23 @@ class Columns:
             view = self._views[name] = self._data[name][: self._n]
         return view
 
+    def names(self, group: str) -> tuple[str, ...]:
+        """The columns of ``group``, in declaration order."""
+        return tuple(name for name, col in self.spec.items() if col.group == group)
+
+    def kernel_views(self) -> dict[str, np.ndarray]:
+        """Every column as a kernel gets it: the model's read-only (the same memory, so a
+        kernel writing one does not compile), state and control writable."""
+        if self._kernel_version != self.version:
+            self._kernel = {name: _read_only(self[name]) if col.group == MODEL else self[name]
+                            for name, col in self.spec.items()}
+            self._kernel_version = self.version
+        return self._kernel
+
+    def edited(self) -> None:
+        """Record that model columns were written (the world's set methods call it)."""
+        self.model_stamp = object()
+
     def append(self, count: int, values: Mapping[str, ArrayLike]) -> slice:
         """Append ``count`` rows; columns missing from ``values`` get their default.
 
@@ -64,13 +132,13 @@ class Columns:
         unknown = set(values) - set(self.spec)
         if unknown:
             raise KeyError(f"unknown columns {sorted(unknown)}")
-        self.version += 1
         # Broadcast everything first so a bad value leaves the table untouched.
         rows = {
             name: np.broadcast_to(np.asarray(v, dtype=self.spec[name].dtype),
                                   (count, *self.spec[name].shape))
             for name, v in values.items()
         }
+        self._changed()
         new_n = self._n + count
         capacity = len(next(iter(self._data.values())))
         if new_n > capacity:
@@ -79,7 +147,6 @@ class Columns:
                 grown = self._alloc(col, capacity)
                 grown[: self._n] = self._data[name][: self._n]
                 self._data[name] = grown
-        self._views.clear()
         new = slice(self._n, new_n)
         for name, col in self.spec.items():
             self._data[name][new] = rows.get(name, col.default)
@@ -90,22 +157,48 @@ class Columns:
         """Delete the rows where ``mask`` ((len(self),) bool) is False, keeping order."""
         mask = np.asarray(mask, dtype=bool)
         n = int(mask.sum())
-        self.version += 1
-        self._views.clear()
+        self._changed()
         for name in self.spec:
             live = self._data[name][: self._n]
             self._data[name][:n] = live[mask]
         self._n = n
 
-    def copy(self) -> dict[str, np.ndarray]:
-        """Copies of the live rows of every column (for snapshots)."""
-        return {name: self[name].copy() for name in self.spec}
-
-    def restore(self, saved: Mapping[str, np.ndarray]) -> None:
-        """Replace the whole table by rows saved with :meth:`copy`."""
-        n = len(next(iter(saved.values())))
-        self._n = 0
+    def _changed(self) -> None:
         self.version += 1
         self._views.clear()
+        self.model_stamp = object()
+
+    def copy(self, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """Copies of the live rows of the columns ``names`` (default all; for snapshots)."""
+        return {name: self[name].copy() for name in (self.spec if names is None else names)}
+
+    def model_copy(self) -> tuple[object, dict[str, np.ndarray]]:
+        """``(model_stamp, read-only copies of the model columns)``; the same copy while the
+        stamp is unchanged, so snapshots of an unchanged model share it."""
+        if self._model_copy is None or self._model_copy[0] is not self.model_stamp:
+            copies = {name: _read_only(self[name].copy()) for name in self.names(MODEL)}
+            self._model_copy = (self.model_stamp, copies)
+        return self._model_copy
+
+    def assign(self, saved: Mapping[str, np.ndarray]) -> None:
+        """Write columns saved with :meth:`copy` back into the live rows (same row count)."""
+        for name, values in saved.items():
+            self[name][...] = values
+
+    def restore(self, saved: Mapping[str, np.ndarray], stamp: object | None = None) -> None:
+        """Replace the whole table by rows saved with :meth:`copy` (every column); ``stamp``
+        is the saved model's :attr:`model_stamp`, when known."""
+        n = len(next(iter(saved.values())))
+        self._n = 0
+        self._changed()
         self._data = {name: self._alloc(col, max(4, n)) for name, col in self.spec.items()}
         self.append(n, saved)
+        if stamp is not None:
+            self.model_stamp = stamp
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the same memory)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view

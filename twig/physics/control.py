@@ -129,6 +129,8 @@ class NodeControl:
             self.nodes["damp_air"][sel] = air
         if ground is not None:
             self.nodes["damp_ground"][sel] = ground
+        if air is not None or ground is not None:
+            self.nodes.edited()
         if relative_to is not None:
             self._check_nodes(np.array([relative_to]), "relative_to")
         self.nodes["damp_ref"][sel] = -1 if relative_to is None else relative_to

@@ -61,7 +61,7 @@ class Body:
     @property
     def alive(self) -> bool:
         """False once the body has been removed from its world."""
-        return self.id in self.world._bodies
+        return self.world.has_body(self.id)
 
     @property
     def nodes(self) -> slice:
@@ -128,12 +128,15 @@ class Link:
 
     @property
     def alive(self) -> bool:
-        return self.world._link_row(self.id, missing_ok=True) is not None
+        try:
+            self.world.link_rows(self.id)
+        except UnknownNameError:
+            return False
+        return True
 
     @property
     def nodes(self) -> tuple[int, int]:
-        row = self.world._link_row(self.id)
-        a, b = self.world.link_nodes[row]
+        a, b = self.world.link_nodes[self.world.link_rows(self.id)[0]]
         return int(a), int(b)
 
     @property

@@ -4,8 +4,10 @@
 MuJoCo's model and data): ``NamedTuple`` classes whose fields name, in order, the arrays and
 numbers they carry. :func:`pack` fills a record from the world's tables by those names, and
 the kernel unpacks it in the same order. A column added to the tick is a field added here
-(and a name where the kernel unpacks it); the warm-up (:mod:`twig.warmup`) calls the stages
-with the same records.
+(and a name where the kernel unpacks it); whether the kernel may write it comes from the
+column's declaration (its group: the model reaches the kernel read-only, see
+:mod:`twig.physics.groups`), and the warm-up (:mod:`twig.warmup`) calls the stages with the
+same records.
 
 The five records of arrays reach the kernel in one object, an :class:`ArraysStruct` (a Numba
 structure holding them as plain tuples, made when a table changes), the settings as a plain
@@ -28,32 +30,35 @@ import numpy as np
 from numba.core import types
 from numba.experimental import structref
 
+from twig.physics.columns import Columns
 from twig.physics.hot import kernel
 
-Model = Annotated[np.ndarray, "model"]
-"""A field the tick only reads: the world's description (masses, damping, the constraints,
-the volumes and what is derived from them) and the set-points commands leave between ticks
-(MuJoCo's *mjModel*, where the other fields are its *mjData*: the state the tick changes, and
-its scratch). :func:`pack` hands it to the kernel as a read-only view, so a kernel that wrote
-one would not compile; the world's own array stays writable for the commands."""
+ReadOnly = Annotated[np.ndarray, "read-only"]
+"""A field the kernel only reads though it is not a model column: a control set-point the
+tick reads (``move_target``), or an array derived from the model (the links in solver order,
+each body's volumes...). :func:`pack` hands it to the kernel as a read-only view, as it hands
+every column of the model (:data:`~twig.physics.columns.MODEL`, declared with the column), so a
+kernel that wrote one would not compile."""
 
 
 class Nodes(NamedTuple):
-    """The node table's columns the tick reads and writes (``world.nodes``), by their names."""
+    """The node table's columns the tick reads and writes (``world.nodes``), by their names:
+    the model's read-only (masses, damping, radii), state and control writable but for the
+    control the tick only reads."""
 
     pos: np.ndarray
     prev: np.ndarray
     acc: np.ndarray
-    inv_mass: Model
+    inv_mass: np.ndarray
     flags: np.ndarray
-    damp_air: Model
-    damp_ground: Model
-    damp_ref: Model
-    damp_rel: Model
-    radius: Model
+    damp_air: np.ndarray
+    damp_ground: np.ndarray
+    damp_ref: ReadOnly
+    damp_rel: ReadOnly
+    radius: np.ndarray
     ground_normal: np.ndarray
     lock_pos: np.ndarray
-    move_target: Model
+    move_target: ReadOnly
     move_time: np.ndarray
     rest_anchor: np.ndarray
     friction_hold: np.ndarray
@@ -63,36 +68,37 @@ class Constraints(NamedTuple):
     """Links in solver order (the ``n_exact`` exactly solved first; ``link_nodes`` (L, 2)
     uint32), knee hinges, angle limits and static planes."""
 
-    link_nodes: Model
-    link_min: Model
-    link_max: Model
-    link_stiffness: Model
+    link_nodes: ReadOnly
+    link_min: ReadOnly
+    link_max: ReadOnly
+    link_stiffness: ReadOnly
     n_exact: int
-    hinge_nodes: Model
-    hinge_plane: Model
-    hinge_bend: Model
-    angle_nodes: Model
-    angle_cos: Model
-    plane_normal: Model
-    plane_offset: Model
-    plane_friction: Model
+    hinge_nodes: ReadOnly
+    hinge_plane: ReadOnly
+    hinge_bend: ReadOnly
+    angle_nodes: ReadOnly
+    angle_cos: ReadOnly
+    plane_normal: ReadOnly
+    plane_offset: ReadOnly
+    plane_friction: ReadOnly
 
 
 class Volumes(NamedTuple):
-    """The volume table's columns (``world.volumes``), by their names."""
+    """The volume table's columns (``world.volumes``), by their names: all model (read-only)
+    but the rolling spheres' ``spin``."""
 
-    kind: Model
-    nodes: Model
-    radius: Model
-    coef: Model
-    group: Model
-    mask: Model
-    friction: Model
-    passive: Model
-    id: Model
-    body: Model
-    inertia: Model
-    rolling_resistance: Model
+    kind: np.ndarray
+    nodes: np.ndarray
+    radius: np.ndarray
+    coef: np.ndarray
+    group: np.ndarray
+    mask: np.ndarray
+    friction: np.ndarray
+    passive: np.ndarray
+    id: np.ndarray
+    body: np.ndarray
+    inertia: np.ndarray
+    rolling_resistance: np.ndarray
     spin: np.ndarray
 
 
@@ -103,32 +109,32 @@ class Collision(NamedTuple):
     boxes, each node's body row) and the body state the tick uses (sleep counters, pain)."""
 
     has_spheres: bool
-    rollers: Model
-    node_roller: Model
-    boxes: Model | None
+    rollers: ReadOnly
+    node_roller: ReadOnly
+    boxes: ReadOnly | None
     box_c: np.ndarray
     box_u: np.ndarray
     box_h: np.ndarray
     corner_push: np.ndarray
     corner_plane: np.ndarray
-    body_vols: Model
-    body_vol_start: Model
-    self_pairs: Model
-    self_start: Model
-    linked_keys: Model
-    linked_bodies: Model
+    body_vols: ReadOnly
+    body_vol_start: ReadOnly
+    self_pairs: ReadOnly
+    self_start: ReadOnly
+    linked_keys: ReadOnly
+    linked_bodies: ReadOnly
     build_lo: np.ndarray
     build_hi: np.ndarray
     body_lo: np.ndarray
     body_hi: np.ndarray
-    node_row: Model
-    body_start: Model
-    body_count: Model
-    can_sleep: Model
+    node_row: ReadOnly
+    body_start: ReadOnly
+    body_count: ReadOnly
+    can_sleep: ReadOnly
     still: np.ndarray
     pain: np.ndarray
-    pain_threshold: Model
-    pain_half_life: Model
+    pain_threshold: ReadOnly
+    pain_half_life: ReadOnly
 
 
 class Pairs(NamedTuple):
@@ -226,22 +232,25 @@ def as_struct(arrays: Arrays) -> ArraysStruct:
     return _struct(*arrays)
 
 
-def pack(record: type[NamedTuple], source: Mapping[str, Any]) -> tuple:
+def pack(record: type[NamedTuple], source: Columns | Mapping[str, Any]) -> tuple:
     """The values of ``record``'s fields taken from ``source`` by name, in field order, as the
-    plain tuple a kernel takes; its :data:`Model` fields as read-only views."""
+    plain tuple a kernel takes: a table's columns as :meth:`Columns.kernel_views` gives them
+    (the model read-only), and the :data:`ReadOnly` fields as read-only views."""
+    if isinstance(source, Columns):
+        source = source.kernel_views()
     values = _getter(record)(source)
-    model = _model_fields(record)
-    if not model:
+    read_only = _read_only_fields(record)
+    if not read_only:
         return values
-    return tuple(_read_only(v) if k in model else v for k, v in enumerate(values))
+    return tuple(_read_only(v) if k in read_only else v for k, v in enumerate(values))
 
 
 @functools.cache
-def _model_fields(record: type[NamedTuple]) -> frozenset[int]:
-    """Positions of ``record``'s :data:`Model` fields."""
+def _read_only_fields(record: type[NamedTuple]) -> frozenset[int]:
+    """Positions of ``record``'s :data:`ReadOnly` fields."""
     hints = get_type_hints(record, include_extras=True)
     return frozenset(k for k, name in enumerate(record._fields)
-                     if hints[name] == Model or hints[name] == Model | None)
+                     if hints[name] == ReadOnly or hints[name] == ReadOnly | None)
 
 
 def _read_only(value: Any) -> Any:

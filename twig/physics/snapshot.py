@@ -1,19 +1,23 @@
-"""Snapshots of the physics state: copies that give a restored world the same future.
+"""Snapshots of the physics: the state and control, and the model as it was.
 
-``twig.World.snapshot`` adds the layers above (motor, behaviour, scripts, hybrid control) to
-this; see docs/architecture.md, "One state".
+A snapshot copies every table's state and control columns and the state's other parts (the
+tick, the random generator, the cached pair list, the last tick's senses); of the model it keeps
+each table's copy for the table's model stamp, shared by every snapshot taken while that
+table's model is unchanged (see :mod:`twig.physics.groups`). ``twig.World.snapshot`` adds the
+layers above (motor, behaviour, scripts, hybrid control) to this; see docs/architecture.md,
+"One state".
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from twig.physics.collision.contacts import Contacts
-from twig.physics.handles import BodyRecord
+from twig.physics.groups import ModelCopy
 
 if TYPE_CHECKING:
     from twig.physics.world import PhysicsWorld
@@ -23,9 +27,10 @@ if TYPE_CHECKING:
 class Snapshot:
     """Everything needed to give a restored world the same future, bit for bit."""
 
-    tables: dict[str, dict[str, np.ndarray]]
-    bodies: dict[int, BodyRecord]
-    counters: dict[str, int]
+    model: ModelCopy
+    """The model at the snapshot's tick (shared with other snapshots where unchanged)."""
+    columns: dict[str, dict[str, np.ndarray]]
+    """Every table's state and control columns, copied."""
     tick: int
     rng_state: dict[str, Any]
     broad: tuple[np.ndarray, ...] | None = None
@@ -36,37 +41,26 @@ class Snapshot:
 
 
 def take_snapshot(world: PhysicsWorld) -> Snapshot:
-    """Copy every physics table, the body records, the id counters, the tick, the random
-    generator's state, the cached pair list and the last tick's senses."""
-    tables = {name: table.copy() for name, table in world._state_tables().items()}
-    senses = (world.contacts, world._contacts_at, list(world._touches), list(world.pain_events))
-    return Snapshot(tables, _copy_records(world._bodies), dict(world._counters), world.tick,
-                    world.rng.bit_generator.state, world._broad_state(), senses)
+    """Copy the state and control of ``world`` and take its model's copy (see the module
+    doc)."""
+    state = world.state
+    senses = (world.contacts, state.contacts_at, list(state.touches), list(state.pain_events))
+    return Snapshot(world.model.copy(), state.changing_columns(), state.tick,
+                    state.rng.bit_generator.state, world.broad_state(), senses)
 
 
 def put_back(world: PhysicsWorld, snap: Snapshot) -> None:
-    """Return ``world`` to ``snap`` (tables in place: views of them stay valid)."""
-    live = world._state_tables()
-    for name, saved in snap.tables.items():
-        live[name].restore(saved)
-    world._bodies = _copy_records(snap.bodies)
-    world._counters = dict(snap.counters)
+    """Return ``world`` to ``snap``: state and control in place, the model of the tables whose
+    model changed since (their views are then taken anew)."""
+    world.model.put_back(snap.model, snap.columns)
     # The topology version is the snapshot's (the layers' caches keyed on it were captured
     # with it); the physics' own derived tables are rebuilt.
-    world._solver_version = -1
-    world._args_key = ()
-    world._col_version = -1
-    world.tick = snap.tick
-    world.rng.bit_generator.state = snap.rng_state
-    world._restore_broad(snap.broad)
+    world.forget_derived()
+    state = world.state
+    state.tick = snap.tick
+    state.rng.bit_generator.state = snap.rng_state
+    world.restore_broad(snap.broad)
     if snap.senses is not None:
-        world._contacts, world._contacts_at, touches, pain = snap.senses
-        world._touches = deque(touches)
-        world.pain_events = deque(pain, maxlen=world.pain_events.maxlen)
-
-
-def _copy_records(bodies: dict[int, BodyRecord]) -> dict[int, BodyRecord]:
-    """Copies of the body records (their node ranges move when bodies go). ``meta`` is the
-    builders' static description (link ids, lengths, charts), written while a body is made:
-    its dict is copied, its values shared."""
-    return {k: replace(v, meta=dict(v.meta)) for k, v in bodies.items()}
+        state.contacts, state.contacts_at, touches, pain = snap.senses
+        state.touches = deque(touches)
+        state.pain_events = deque(pain, maxlen=state.pain_events.maxlen)

@@ -258,8 +258,9 @@ def array_records(world: PhysicsWorld) -> Arrays:
     ``boxes`` is None in a world without boxes: Numba then compiles the tick without the box
     tests (about 45 % of a first run's compile), and compiles the full tick when the first
     box is added."""
-    link_nodes, link_min, link_max, link_stiffness, n_exact = world._solver_links()
-    hinges, angles, planes = world.hinges, world.angles, world.planes
+    link_nodes, link_min, link_max, link_stiffness, n_exact = world.solver_links()
+    model = world.model
+    hinges, angles, planes = model.hinges, model.angles, model.planes
     constraints = {
         "link_nodes": link_nodes, "link_min": link_min, "link_max": link_max,
         "link_stiffness": link_stiffness, "n_exact": n_exact, "hinge_nodes": hinges["nodes"],
@@ -267,19 +268,14 @@ def array_records(world: PhysicsWorld) -> Arrays:
         "angle_nodes": angles["nodes"], "angle_cos": angles["cos"],
         "plane_normal": planes["normal"], "plane_offset": planes["offset"],
         "plane_friction": planes["friction"]}
-    col = dict(world._collision_arrays())
+    col = dict(world.collision_arrays())
     if not len(col["boxes"]):
         col["boxes"] = None
-    state = world.body_state
-    col.update((k, state[k]) for k in ("still", "pain", "pain_threshold", "pain_half_life"))
-    pairs = {"pair_vol": world._pair_vol, "pair_key": world._pair_key,
-             "pair_seen": world._pair_seen, "block_key": world._block_key,
-             "block_start": world._block_start, "pair_i": world._pair_i,
-             "pair_b": world._pair_b, "pair_f": world._pair_f, "active": world._pair_active,
-             "hit_row": world._hit_row, "hit_ids": world._hit_ids, "pain_hits": world._pain_hits,
-             "pain_level": world._pain_level, "broad_stats": world.broad_stats}
+    bodies = world.body_state.kernel_views()
+    col.update((k, bodies[k]) for k in ("still", "pain", "pain_threshold", "pain_half_life"))
     return Arrays(pack(Nodes, world.nodes), pack(Constraints, constraints),
-                  pack(Volumes, world.volumes), pack(Collision, col), pack(Pairs, pairs))
+                  pack(Volumes, world.volumes), pack(Collision, col),
+                  pack(Pairs, world.pair_buffers()))
 
 
 def setting_args(world: PhysicsWorld) -> tuple:
@@ -288,7 +284,7 @@ def setting_args(world: PhysicsWorld) -> tuple:
     order: a named tuple's construction would cost microseconds a tick)."""
     dt = world.dt
     gravity = world.gravity
-    return (world.broad_margin, world.broad_lookahead, world._col_force, world.broad_grid,
+    return (world.broad_margin, world.broad_lookahead, world.rebuild_pairs, world.broad_grid,
             world.sleep_speed * world.sleep_seconds, world.sleep_jitter * dt,
             round(world.sleep_seconds / dt) if world.sleeping else 0,
             world.max_depenetration_speed * dt,

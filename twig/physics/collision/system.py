@@ -36,7 +36,7 @@ from twig.physics.collision.pair_table import (
     PAIN_HITS,
     SEEN_TABLE,
 )
-from twig.physics.columns import Column, Columns
+from twig.physics.columns import Columns, model, state
 from twig.physics.flags import ASLEEP
 from twig.physics.validate import as_nonnegative, as_points, as_positive
 
@@ -47,32 +47,34 @@ ALL_GROUPS = 0xFFFFFFFF
 """Default collision mask: collide with every group."""
 
 VOLUME_COLUMNS = {
-    "kind": Column(np.uint8, ()),
-    "nodes": Column(np.int32, (4,)),
-    "radius": Column(np.float64, ()),
-    "coef": Column(np.float64, (4, 4)),
-    "body": Column(np.int32, (), -1),
-    "group": Column(np.uint32, (), 1),
-    "mask": Column(np.uint32, (), ALL_GROUPS),
-    "friction": Column(np.float64, (), 1.0),
-    "passive": Column(np.bool_, (), False),
-    "id": Column(np.int64, ()),
-    "inertia": Column(np.float64, (), 0.0),
-    "rolling_resistance": Column(np.float64, (), 0.0),
-    "spin": Column(np.float64, (3,), 0.0),
+    "kind": model(np.uint8, ()),
+    "nodes": model(np.int32, (4,)),
+    "radius": model(np.float64, ()),
+    "coef": model(np.float64, (4, 4)),
+    "body": model(np.int32, (), -1),
+    "group": model(np.uint32, (), 1),
+    "mask": model(np.uint32, (), ALL_GROUPS),
+    "friction": model(np.float64, (), 1.0),
+    "passive": model(np.bool_, (), False),
+    "id": model(np.int64, ()),
+    "inertia": model(np.float64, (), 0.0),
+    "rolling_resistance": model(np.float64, (), 0.0),
+    "spin": state(np.float64, (3,), 0.0),
 }
 """Volume table columns. ``inertia`` is ``k`` in a rolling sphere's moment of inertia ``k m r^2``
 (0: the volume does not roll), ``rolling_resistance`` its rolling resistance coefficient and
 ``spin`` its angular velocity (rad/s); see :mod:`~twig.physics.collision.rolling`."""
 BODY_COLUMNS = {
-    "id": Column(np.int64, ()),
-    "pain": Column(np.float64, ()),
-    "pain_threshold": Column(np.float64, (), math.inf),
-    "pain_half_life": Column(np.float64, (), 1.0),
-    "self_collide": Column(np.bool_, (), False),
-    "can_sleep": Column(np.bool_, (), True),
-    "still": Column(np.int32, ()),
+    "id": model(np.int64, ()),
+    "pain": state(np.float64, ()),
+    "pain_threshold": model(np.float64, (), math.inf),
+    "pain_half_life": model(np.float64, (), 1.0),
+    "self_collide": model(np.bool_, (), False),
+    "can_sleep": model(np.bool_, (), True),
+    "still": state(np.int32, ()),
 }
+"""Body table columns: pain (J of recent impacts) and the still-tick count toward sleep are
+state, the rest the bodies' settings."""
 
 
 class CollisionMixin:
@@ -111,15 +113,13 @@ class CollisionMixin:
         self.max_depenetration_speed = 1.2
         self.static_friction = True
         self.contact_event_energy = 1.0
-        self._contacts: Contacts | None = _no_contacts(self.tick)
-        self._contacts_at = (self.tick, 0)
-        self.pain_events: deque[PainEvent] = deque(maxlen=1000)
-        self._touches: deque[tuple[int, np.ndarray]] = deque()
         self._col_version = -1
         self._col: dict[str, np.ndarray] = {}
         self.broad_stats = np.zeros(6, dtype=np.int64)
         self._grow_pairs(64)
-        self._col_force = True
+        self.rebuild_pairs = True
+        """Whether the next tick rebuilds the cached pair list (set when the topology or a
+        collision filter changes)."""
 
     def _grow_pairs(self, capacity: int) -> None:
         """(Re)allocate the per-candidate-pair buffers of the tick kernel for ``capacity``
@@ -138,6 +138,19 @@ class CollisionMixin:
         self._hit_ids = HITS.zeros(capacity)
         self._pain_hits = PAIN_HITS.zeros(2 * capacity)
         self._pain_level = np.zeros(2 * capacity)
+
+    def pair_buffers(self) -> dict[str, np.ndarray]:
+        """The tick kernel's per-candidate-pair buffers, by the names of
+        :class:`~twig.physics.records.Pairs`: the cached pair list (``pair_vol``, ``pair_key``)
+        and the candidates' memory (``pair_seen``) are state, the rest the tick's scratch.
+        They are replaced when they grow: ask again after a tick."""
+        return {"pair_vol": self._pair_vol, "pair_key": self._pair_key,
+                "pair_seen": self._pair_seen, "block_key": self._block_key,
+                "block_start": self._block_start, "pair_i": self._pair_i,
+                "pair_b": self._pair_b, "pair_f": self._pair_f, "active": self._pair_active,
+                "hit_row": self._hit_row, "hit_ids": self._hit_ids,
+                "pain_hits": self._pain_hits, "pain_level": self._pain_level,
+                "broad_stats": self.broad_stats}
 
     # ------------------------------------------------------------------ adding volumes
     def _volume_body(self, nodes: list[int], body: Body | None) -> int:
@@ -160,8 +173,8 @@ class CollisionMixin:
         for name, value in (("group", group), ("mask", mask)):
             if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
                 raise PhysicsError(f"collision {name} must be a 32-bit mask, got {value!r}")
-        vol_id = self._counters.setdefault("volume", 0)
-        self._counters["volume"] = vol_id + 1
+        vol_id = self.model.counters["volume"]
+        self.model.counters["volume"] = vol_id + 1
         self.volumes.append(1, {"kind": kind, "nodes": idx, "radius": radius, "coef": coef,
                                 "body": body_id, "group": group, "mask": mask,
                                 "friction": friction, "passive": passive, "id": vol_id})
@@ -169,6 +182,7 @@ class CollisionMixin:
             # Capsules meet static planes through their end nodes.
             r = self.nodes["radius"]
             r[idx] = np.maximum(r[idx], radius)
+            self.nodes.edited()
         self._touch()
         return vol_id
 
@@ -213,6 +227,7 @@ class CollisionMixin:
                                      mask, friction, passive)
         self.volumes["inertia"][-1] = inertia
         self.volumes["rolling_resistance"][-1] = rolling_resistance
+        self.volumes.edited()
         return vol_id
 
     def spin(self, body: Body) -> np.ndarray:
@@ -303,6 +318,8 @@ class CollisionMixin:
             self.body_state["can_sleep"][row] = can_sleep
             if not can_sleep:
                 self.wake(body)
+        self.volumes.edited()
+        self.body_state.edited()
         self._touch()
 
     def set_volume_filter(self, volumes: np.ndarray, *, group: int | None = None,
@@ -315,7 +332,8 @@ class CollisionMixin:
                 if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
                     raise PhysicsError(f"collision {key} must be a 32-bit mask, got {value!r}")
                 self.volumes[key][volumes] = value
-        self._col_force = True
+        self.volumes.edited()
+        self.rebuild_pairs = True
 
     # ------------------------------------------------------------------ bodies' state
     def _body_row(self, body_id: int) -> int:
@@ -336,6 +354,7 @@ class CollisionMixin:
             self.body_state["pain_threshold"][row] = threshold
         if half_life is not None:
             self.body_state["pain_half_life"][row] = as_positive(half_life, "pain half_life")
+        self.body_state.edited()
 
     def pain(self, body: Body) -> float:
         """Current pain level of ``body`` in joules of recent impacts (decaying)."""
@@ -369,13 +388,14 @@ class CollisionMixin:
         with how many seconds ago it last did (the paper's tactile sensing)."""
         out: dict[str, float] = {}
         oldest = self.tick - 1 - round(within / self.dt)
-        for tick, pairs in reversed(self._touches):
+        records = self.model.body_records
+        for tick, pairs in reversed(self.state.touches):
             if tick < oldest:
                 break
             for a, b in pairs[(pairs[:, 0] == body.id) | (pairs[:, 1] == body.id)].tolist():
                 other = b if a == body.id else a
-                if other in self._bodies:
-                    name = self._bodies[other].name
+                if other in records:
+                    name = records[other].name
                     out.setdefault(name, (self.tick - 1 - tick) * self.dt)
         return out
 
@@ -383,21 +403,27 @@ class CollisionMixin:
     def contacts(self) -> Contacts:
         """The contacts of the last tick (gathered from the tick kernel's buffers on first
         use: most ticks nobody asks)."""
-        if self._contacts is None:
-            tick, count = self._contacts_at
-            self._contacts = gather_contacts(tick, self._pair_f, self._hit_row[:count],
+        state = self.state
+        if state.contacts is None:
+            tick, count = state.contacts_at
+            state.contacts = gather_contacts(tick, self._pair_f, self._hit_row[:count],
                                              self._hit_ids[:count])
-        return self._contacts
+        return state.contacts
 
     @property
     def contact_count(self) -> int:
         """How many contacts the last tick had: ``len(contacts)`` without gathering them (a
         pile's thousand contacts are ~100 KB that would push the tick's own data out of the
         cache)."""
-        return self._contacts_at[1]
+        return self.state.contacts_at[1]
+
+    @property
+    def pain_events(self) -> deque[PainEvent]:
+        """The latest pain events, oldest first (``state.pain_events``, up to 1000)."""
+        return self.state.pain_events
 
     # ------------------------------------------------------------------ per-tick work
-    def _broad_state(self) -> tuple[np.ndarray, ...] | None:
+    def broad_state(self) -> tuple[np.ndarray, ...] | None:
         """Copies of the cached pair list and the grown boxes it was built for, or None when
         the next tick rebuilds it anyway.
 
@@ -406,19 +432,19 @@ class CollisionMixin:
         moves this tick about as it did the last; in a jammed pile that guess fails now and
         then and a pair is found a tick late, so a list built at another tick could differ.
         """
-        if self._col_force or self._col_version != self.topology_version:
+        if self.rebuild_pairs or self._col_version != self.topology_version:
             return None
         n = int(self.broad_stats[PAIRS])
         col = self._col
         return (col["build_lo"].copy(), col["build_hi"].copy(), col["body_lo"].copy(),
                 col["body_hi"].copy(), self._pair_vol[:n].copy(), self._pair_key[:n].copy())
 
-    def _restore_broad(self, state: tuple[np.ndarray, ...] | None) -> None:
-        """Put back what :meth:`_broad_state` copied (None: rebuild the list next tick)."""
+    def restore_broad(self, state: tuple[np.ndarray, ...] | None) -> None:
+        """Put back what :meth:`broad_state` copied (None: rebuild the list next tick)."""
         if state is None:
             return
         build_lo, build_hi, body_lo, body_hi, pairs, keys = state
-        col = self._collision_arrays()
+        col = self.collision_arrays()
         col["build_lo"][:] = build_lo
         col["build_hi"][:] = build_hi
         col["body_lo"][:] = body_lo
@@ -430,9 +456,9 @@ class CollisionMixin:
         self._pair_seen[:len(pairs), CANDIDATE_SEEN + DISTANCE] = 0.0  # of other pairs
         self.broad_stats[BLOCKS] = 0  # the next rebuild pairs every body pair afresh
         self.broad_stats[PAIRS] = len(pairs)
-        self._col_force = False
+        self.rebuild_pairs = False
 
-    def _collision_arrays(self) -> dict[str, np.ndarray]:
+    def collision_arrays(self) -> dict[str, np.ndarray]:
         """Kernel arrays derived from the topology, rebuilt when it changes."""
         if self._col_version == self.topology_version:
             return self._col
@@ -441,8 +467,9 @@ class CollisionMixin:
         rollers = np.flatnonzero(vols["inertia"] > 0).astype(np.int64)
         node_roller = np.full(len(self.nodes), -1, dtype=np.int64)
         node_roller[vols["nodes"][rollers, 0]] = rollers
-        starts = np.array([r.start for r in self._bodies.values()], dtype=np.int64)
-        counts = np.array([r.count for r in self._bodies.values()], dtype=np.int64)
+        records = self.model.body_records.values()
+        starts = np.array([r.start for r in records], dtype=np.int64)
+        counts = np.array([r.count for r in records], dtype=np.int64)
         n_bodies = len(starts)
         node_row = np.repeat(np.arange(n_bodies, dtype=np.int64), counts)
         vol_row = node_row[vols["nodes"][:, 0]] if n_vol else np.zeros(0, dtype=np.int64)
@@ -478,7 +505,7 @@ class CollisionMixin:
             "corner_plane": np.zeros((len(boxes), 8), dtype=np.int64),
         }
         self._col_version = self.topology_version
-        self._col_force = True
+        self.rebuild_pairs = True
         return self._col
 
     def _self_pairs(self, node_row: np.ndarray, vol_row: np.ndarray, link_keys: np.ndarray,
@@ -504,21 +531,24 @@ class CollisionMixin:
     def _sense(self, n_contacts: int, n_pain: int) -> None:
         """Tactile memory, contact and pain events of the tick just run (Horswill VI.E; the
         kernel has listed the contacts and updated the pain levels)."""
-        tick = self.tick
-        self._contacts_at = (tick, n_contacts)
-        self._contacts = None  # gathered when read (see contacts)
+        state = self.state
+        tick = state.tick
+        state.contacts_at = (tick, n_contacts)
+        state.contacts = None  # gathered when read (see contacts)
+        touches = state.touches
         if n_contacts:
-            self._touches.append((tick, self._hit_ids[:n_contacts, [BODY_A, BODY_B]]))
+            touches.append((tick, self._hit_ids[:n_contacts, [BODY_A, BODY_B]]))
         oldest = tick - round(self.touch_memory / self.dt)
-        while self._touches and self._touches[0][0] < oldest:
-            self._touches.popleft()
+        while touches and touches[0][0] < oldest:
+            touches.popleft()
         if not n_contacts:
             return
         if self.events.wants("contact"):
             contacts = self.contacts
+            records = self.model.body_records
             for k in np.flatnonzero(contacts.energy >= self.contact_event_energy):
-                self.events.emit("contact", a=self._bodies[int(contacts.body_a[k])].name,
-                                 b=self._bodies[int(contacts.body_b[k])].name,
+                self.events.emit("contact", a=records[int(contacts.body_a[k])].name,
+                                 b=records[int(contacts.body_b[k])].name,
                                  energy=round(float(contacts.energy[k]), 6))
         if n_pain:
             self._pain_events(n_pain)
@@ -532,26 +562,16 @@ class CollisionMixin:
         ids = self._hit_ids[k]
         rows = self._hit_row[k]
         first = hits[:, HIT_SIDE] == 0
-        bodies = self._bodies
+        bodies = self.model.body_records
         a, b = ids[:, BODY_A], ids[:, BODY_B]
         mine = [bodies[i].name for i in np.where(first, a, b).tolist()]
         other = [bodies[i].name for i in np.where(first, b, a).tolist()]
         events = list(map(PainEvent, repeat(self.time, n_pain), mine, other,
                           self._pair_f[rows, ENERGY].tolist(), self._pain_level[:n_pain].tolist(),
                           map(tuple, self._pair_f[rows, FLOATS.span("point")].tolist())))
-        self.pain_events.extend(events)
+        self.state.pain_events.extend(events)
         if self.events.wants("pain"):
             for event in events:
                 self.events.emit("pain", agent=event.body, source=event.source,
                                  energy=round(event.energy, 6), level=round(event.level, 6))
 
-
-_EMPTY_I = np.zeros(0, dtype=np.int64)
-_EMPTY_3 = np.zeros((0, 3))
-_EMPTY_F = np.zeros(0)
-
-
-def _no_contacts(tick: int) -> Contacts:
-    """An empty tick (the shared empty arrays are never written)."""
-    return Contacts(tick, _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_3, _EMPTY_3, _EMPTY_F,
-                    _EMPTY_F)
