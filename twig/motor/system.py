@@ -289,7 +289,8 @@ class MotorSystem:
         self._each_task(lambda task: task.update())
         close_links(self)
         world, t = self.world, self.table
-        walls = (world.planes["normal"], world.planes["offset"])
+        planes = world.model.planes
+        walls = (planes["normal"], planes["offset"])
         motor_tick(pack(MotorNodes, world.nodes), pack(MotorRows, t), walls, world.dt)
         self._breathe()
         self._each_task(lambda task: task.check())
