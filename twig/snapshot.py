@@ -220,8 +220,9 @@ def restore(world: PhysicsWorld, snap: WorldSnapshot) -> None:
     attrs.update({k: thaw.value(x) for k, x in snap.roots.items()})
 
 
-SAVE_FORMAT = "twig-world-1"
-"""First item of a saved world's pickle: the format's name and version."""
+SAVE_FORMAT = "twig-world-2"
+"""First item of a saved world's pickle: the format's name and version (2: the world's model,
+state and control, :mod:`twig.physics.groups`)."""
 
 
 class _Pickler(cloudpickle.CloudPickler):

@@ -52,6 +52,8 @@ def test_the_model_is_read_only_and_the_state_and_control_live():
 
 
 def test_a_snapshot_copies_every_state_and_control_column():
+    """... and a restore puts every column back bit for bit, the model too after a body was
+    spawned."""
     world = _world()
     world.step(30)
     snap = world.snapshot()
@@ -60,6 +62,14 @@ def test_a_snapshot_copies_every_state_and_control_column():
         assert set(snap.physics.columns[name]) == changing, name
         stamp, model = snap.physics.model.tables[name]
         assert set(model) == set(table.names(MODEL)) and stamp is table.model_stamp
+    before = {name: table.copy() for name, table in world.tables().items()}
+    world.step(60)
+    world.add_doll("doll", (3.0, 0.0, 0.0))
+    world.step(5)
+    world.restore(snap)
+    for name, table in world.tables().items():
+        for column, values in table.copy().items():
+            assert np.array_equal(values, before[name][column], equal_nan=True), (name, column)
 
 
 def test_snapshots_of_an_unchanged_model_share_its_copy():

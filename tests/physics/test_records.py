@@ -63,8 +63,9 @@ def test_the_tick_gets_the_model_read_only_and_the_state_writable():
     nodes, constraints = Nodes(*records.nodes), Constraints(*records.constraints)
     volumes, collision = Volumes(*records.volumes), Collision(*records.collision)
     for field in (nodes.inv_mass, nodes.damp_air, nodes.radius, nodes.move_target,
-                  constraints.link_min, constraints.plane_normal, volumes.nodes,
-                  volumes.coef, volumes.friction, collision.node_row, collision.boxes):
+                  constraints.link_min, constraints.plane_normal, constraints.hinge_nodes,
+                  constraints.angle_cos, volumes.nodes, volumes.coef, volumes.friction,
+                  collision.node_row, collision.boxes, collision.pain_threshold):
         assert not field.flags.writeable
     for field in (nodes.pos, nodes.prev, nodes.flags, nodes.lock_pos, volumes.spin,
                   collision.still, collision.pain, collision.box_c):

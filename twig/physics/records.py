@@ -66,21 +66,22 @@ class Nodes(NamedTuple):
 
 class Constraints(NamedTuple):
     """Links in solver order (the ``n_exact`` exactly solved first; ``link_nodes`` (L, 2)
-    uint32), knee hinges, angle limits and static planes."""
+    uint32: copies, so read-only here), and the model's knee hinges, angle limits and static
+    planes (``world.model``'s columns, read-only there)."""
 
     link_nodes: ReadOnly
     link_min: ReadOnly
     link_max: ReadOnly
     link_stiffness: ReadOnly
     n_exact: int
-    hinge_nodes: ReadOnly
-    hinge_plane: ReadOnly
-    hinge_bend: ReadOnly
-    angle_nodes: ReadOnly
-    angle_cos: ReadOnly
-    plane_normal: ReadOnly
-    plane_offset: ReadOnly
-    plane_friction: ReadOnly
+    hinge_nodes: np.ndarray
+    hinge_plane: np.ndarray
+    hinge_bend: np.ndarray
+    angle_nodes: np.ndarray
+    angle_cos: np.ndarray
+    plane_normal: np.ndarray
+    plane_offset: np.ndarray
+    plane_friction: np.ndarray
 
 
 class Volumes(NamedTuple):
@@ -106,7 +107,8 @@ class Collision(NamedTuple):
     """Arrays derived from the topology (rebuilt when it changes: the rolling spheres, the
     boxes (None in a world without any: the tick is then compiled without the box code), their
     frames, each body's volumes and self pairs, the linked pairs, the broad phase's grown
-    boxes, each node's body row) and the body state the tick uses (sleep counters, pain)."""
+    boxes, each node's body row) and the body table's columns the tick uses (sleep counters
+    and pain: state; pain thresholds and half-lives: model, read-only by their declaration)."""
 
     has_spheres: bool
     rollers: ReadOnly
@@ -133,8 +135,8 @@ class Collision(NamedTuple):
     can_sleep: ReadOnly
     still: np.ndarray
     pain: np.ndarray
-    pain_threshold: ReadOnly
-    pain_half_life: ReadOnly
+    pain_threshold: np.ndarray
+    pain_half_life: np.ndarray
 
 
 class Pairs(NamedTuple):
