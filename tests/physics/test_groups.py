@@ -51,6 +51,22 @@ def test_the_model_is_read_only_and_the_state_and_control_live():
     assert world.state.tick == world.tick == 1 and world.state.rng is world.rng
 
 
+def test_only_the_worlds_methods_write_the_model():
+    """A model column is read-only to everyone (a write would escape the snapshots' model
+    stamps); the world's set methods change it through ``Columns.edit``, taking a new stamp."""
+    world = twig.World(seed=0)
+    stick = world.add_stick("stick", (0.0, 1.0, 0.0))
+    with pytest.raises(ValueError, match="read-only"):
+        world.nodes["inv_mass"][0] = 2.0
+    with pytest.raises(ValueError, match="read-only"):
+        world.link_min[0] = 0.5
+    stamp = world.nodes.model_stamp
+    world.set_damping(stick.nodes, ground=0.3)
+    assert world.nodes.model_stamp is not stamp and world.nodes["damp_ground"].tolist() == [0.3] * 2
+    world.node_pos[0] = (0.0, 2.0, 0.0)  # state: anyone may write it
+    world.nodes["acc"][1] = (1.0, 0.0, 0.0)  # control: likewise
+
+
 def test_a_snapshot_copies_every_state_and_control_column():
     """... and a restore puts every column back bit for bit, the model too after a body was
     spawned."""

@@ -92,9 +92,7 @@ class Filter:
         rows = np.searchsorted(vols["id"], self.ids)  # volume ids only grow
         live = rows < len(vols)
         live[live] = vols["id"][rows[live]] == self.ids[live]
-        vols["group"][rows[live]] = self.group[live]
-        vols["mask"][rows[live]] = self.mask[live]
-        self.world.set_volume_filter(np.zeros(0, dtype=np.int64))
+        self.world.set_volume_filter(rows[live], group=self.group[live], mask=self.mask[live])
 
 
 def stoop(who: Character, point: np.ndarray | None, side: str = "right") -> None:

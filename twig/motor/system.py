@@ -151,7 +151,7 @@ class MotorSystem:
         self._rows = {int(b): r for r, b in enumerate(self.table["body"])}
         for body_id, r in self._rows.items():
             start = world.body_record(body_id).start
-            self.table["node"][r] = start + np.arange(len(NODE_NAMES))
+            self.table.edit("node")[r] = start + np.arange(len(NODE_NAMES))
         # Gazes follow nodes by permanent id (node indices shift when bodies go).
         uid = self.table["gaze_uid"]
         at = np.searchsorted(world.nodes["uid"], uid)  # node uids only grow

@@ -5,9 +5,10 @@ blocks and deleted by mask; the backing arrays grow geometrically so appending a
 temporary link costs amortised O(rows added), and kernels receive contiguous views.
 
 Each column declares its group (:data:`MODEL`, :data:`STATE` or :data:`CONTROL`; see
-:mod:`twig.physics.groups`): the declaration decides what the kernels may write (a model column
-reaches them read-only, :meth:`Columns.kernel_views`), what a snapshot copies every time (state
-and control) and what only when it changed (the model, :meth:`Columns.model_copy`).
+:mod:`twig.physics.groups`): the declaration decides who may write it (a model column's views
+are read-only, for the kernels and everyone else; the world's set methods write it through
+:meth:`Columns.edit`, which records the change), what a snapshot copies every time (state and
+control) and what only when it changed (the model, :meth:`Columns.model_copy`).
 """
 
 from __future__ import annotations
@@ -76,21 +77,19 @@ class Columns:
         self._n = 0
         self._data = {name: self._alloc(col, 4) for name, col in self.spec.items()}
         self._views: dict[str, np.ndarray] = {}
-        self._kernel: dict[str, np.ndarray] = {}
-        self._kernel_version = -1
         self.version = 0
         """Counts the changes that may replace the backing arrays (append, keep, restore), so
         that callers caching views know when to take them again."""
         self.model_stamp = object()
         """A token replaced whenever the model columns may have changed (rows appended or
-        deleted, :meth:`edited`): equal tokens, equal model (see :meth:`model_copy`)."""
+        deleted, :meth:`edit`): equal tokens, equal model (see :meth:`model_copy`)."""
         self._model_copy: tuple[object, dict[str, np.ndarray]] | None = None
 
     def __getstate__(self) -> dict:
         """The table for pickling, without its cached views (an unpickled view would be a copy,
         not a view of the unpickled data)."""
         state = dict(vars(self))
-        state.update(_views={}, _kernel={}, _kernel_version=-1)
+        state["_views"] = {}
         return state
 
     @staticmethod
@@ -101,28 +100,25 @@ class Columns:
         return self._n
 
     def __getitem__(self, name: str) -> np.ndarray:
+        """The live rows of column ``name``: read-only for a model column (see :meth:`edit`)."""
         # The live views are made once per change of the table (a step reads dozens).
         view = self._views.get(name)
         if view is None:
-            view = self._views[name] = self._data[name][: self._n]
+            view = self._data[name][: self._n]
+            if self.spec[name].group == MODEL:
+                view = _read_only(view)
+            self._views[name] = view
         return view
+
+    def edit(self, name: str) -> np.ndarray:
+        """The live rows of model column ``name``, writable: for the world's methods that
+        change the model, which write it right away (a new :attr:`model_stamp` is taken)."""
+        self.model_stamp = object()
+        return self._data[name][: self._n]
 
     def names(self, group: str) -> tuple[str, ...]:
         """The columns of ``group``, in declaration order."""
         return tuple(name for name, col in self.spec.items() if col.group == group)
-
-    def kernel_views(self) -> dict[str, np.ndarray]:
-        """Every column as a kernel gets it: the model's read-only (the same memory, so a
-        kernel writing one does not compile), state and control writable."""
-        if self._kernel_version != self.version:
-            self._kernel = {name: _read_only(self[name]) if col.group == MODEL else self[name]
-                            for name, col in self.spec.items()}
-            self._kernel_version = self.version
-        return self._kernel
-
-    def edited(self) -> None:
-        """Record that model columns were written (the world's set methods call it)."""
-        self.model_stamp = object()
 
     def append(self, count: int, values: Mapping[str, ArrayLike]) -> slice:
         """Append ``count`` rows; columns missing from ``values`` get their default.

@@ -273,9 +273,8 @@ class ConstraintEdits:
         lo, hi = self.links["min"], self.links["max"]
         if (lo[rows] != hi[rows]).any():
             raise PhysicsError("set_link_rest applies to rigid links only")
-        lo[rows] = r
-        hi[rows] = r
-        self.links.edited()
+        self.links.edit("min")[rows] = r
+        self.links.edit("max")[rows] = r
         if self._solver_version == self.topology_version:
             slots = self._solver_slot[rows]
             self._solver[1][slots] = r
@@ -286,10 +285,8 @@ class ConstraintEdits:
         a topology change: a grip closing (:mod:`twig.motor.grips`). A maximum of 0 with a
         minimum of 0 holds the nodes together, as a zero-length grab link does."""
         m = np.broadcast_to(np.asarray(most, dtype=np.float64), np.shape(rows))
-        lo, hi = self.links["min"], self.links["max"]
-        if np.isnan(m).any() or (m < lo[rows]).any():
+        if np.isnan(m).any() or (m < self.links["min"][rows]).any():
             raise PhysicsError(f"link maxima must be at least the links' minima, got {most!r}")
-        hi[rows] = m
-        self.links.edited()
+        self.links.edit("max")[rows] = m
         if self._solver_version == self.topology_version:
             self._solver[2][self._solver_slot[rows]] = m

@@ -126,11 +126,9 @@ class NodeControl:
             if value is not None and not 0.0 <= value < 1.0:
                 raise PhysicsError(f"{key} must lie in [0, 1), got {value!r}")
         if air is not None:
-            self.nodes["damp_air"][sel] = air
+            self.nodes.edit("damp_air")[sel] = air
         if ground is not None:
-            self.nodes["damp_ground"][sel] = ground
-        if air is not None or ground is not None:
-            self.nodes.edited()
+            self.nodes.edit("damp_ground")[sel] = ground
         if relative_to is not None:
             self._check_nodes(np.array([relative_to]), "relative_to")
         self.nodes["damp_ref"][sel] = -1 if relative_to is None else relative_to

@@ -6,8 +6,9 @@ warp.sim into *Model*, *State* and *Control*. A twig world does the same with th
 ``world.model`` (:class:`Model`)
     What the world is: each node's mass, radius and damping, the links, hinges, angle limits,
     planes and volumes, the bodies' settings, the body records (names, node ranges, builders'
-    descriptions) and the id counters. Only the world's add, remove and set methods change it;
-    the tick reads it and its kernels get it read-only.
+    descriptions) and the id counters. Only the world's add, remove and set methods change it
+    (:meth:`~twig.physics.columns.Columns.edit`); its columns are read-only to everyone else,
+    the tick's kernels included.
 ``world.state`` (:class:`State`)
     What changes tick to tick: positions, previous positions, flags, contact memory, the
     rolling spheres' spin, pain and the count toward sleep, the tick, the random generator,
@@ -65,7 +66,7 @@ class Group(Mapping[str, np.ndarray]):
             found = self.table.spec.get(column)
             where = f"a {found.group} column" if found else "not a column"
             raise KeyError(f"{self.name}[{column!r}] is {where}, not {self.group}")
-        return self.table.kernel_views()[column]
+        return self.table[column]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)

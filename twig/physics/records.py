@@ -236,10 +236,8 @@ def as_struct(arrays: Arrays) -> ArraysStruct:
 
 def pack(record: type[NamedTuple], source: Columns | Mapping[str, Any]) -> tuple:
     """The values of ``record``'s fields taken from ``source`` by name, in field order, as the
-    plain tuple a kernel takes: a table's columns as :meth:`Columns.kernel_views` gives them
-    (the model read-only), and the :data:`ReadOnly` fields as read-only views."""
-    if isinstance(source, Columns):
-        source = source.kernel_views()
+    plain tuple a kernel takes: a table's columns as the table gives them (the model's
+    read-only), and the :data:`ReadOnly` fields as read-only views."""
     values = _getter(record)(source)
     read_only = _read_only_fields(record)
     if not read_only:

@@ -271,7 +271,7 @@ def array_records(world: PhysicsWorld) -> Arrays:
     col = dict(world.collision_arrays())
     if not len(col["boxes"]):
         col["boxes"] = None
-    bodies = world.body_state.kernel_views()
+    bodies = world.body_state
     col.update((k, bodies[k]) for k in ("still", "pain", "pain_threshold", "pain_half_life"))
     return Arrays(pack(Nodes, world.nodes), pack(Constraints, constraints),
                   pack(Volumes, world.volumes), pack(Collision, col),

@@ -280,7 +280,7 @@ class PhysicsWorld(ConstraintEdits, NodeControl, CollisionMixin):
             if len(table):
                 refs = table["nodes"]
                 table.keep(keep[refs].all(axis=1))
-                table["nodes"][:] = new_index[table["nodes"]]
+                table.edit("nodes")[:] = new_index[table["nodes"]]
         ref = self.nodes["damp_ref"]
         has_ref = ref >= 0
         ref[has_ref] = new_index[ref[has_ref]]

@@ -180,9 +180,8 @@ class CollisionMixin:
                                 "friction": friction, "passive": passive, "id": vol_id})
         if kind == CAPSULE:
             # Capsules meet static planes through their end nodes.
-            r = self.nodes["radius"]
+            r = self.nodes.edit("radius")
             r[idx] = np.maximum(r[idx], radius)
-            self.nodes.edited()
         self._touch()
         return vol_id
 
@@ -225,9 +224,8 @@ class CollisionMixin:
                                f"centre; node {node} belongs to a body of several")
         vol_id = self._append_volume(CAPSULE, [node] * 4, radius, np.zeros((4, 4)), body, group,
                                      mask, friction, passive)
-        self.volumes["inertia"][-1] = inertia
-        self.volumes["rolling_resistance"][-1] = rolling_resistance
-        self.volumes.edited()
+        self.volumes.edit("inertia")[-1] = inertia
+        self.volumes.edit("rolling_resistance")[-1] = rolling_resistance
         return vol_id
 
     def spin(self, body: Body) -> np.ndarray:
@@ -304,35 +302,34 @@ class CollisionMixin:
             if value is not None:
                 if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
                     raise PhysicsError(f"collision {key} must be a 32-bit mask, got {value!r}")
-                self.volumes[key][sel] = value
+                self.volumes.edit(key)[sel] = value
         if friction is not None:
             if not (math.isfinite(friction) and friction >= 0):
                 raise PhysicsError(f"friction must be finite and >= 0, got {friction!r}")
-            self.volumes["friction"][sel] = friction
+            self.volumes.edit("friction")[sel] = friction
         if passive is not None:
-            self.volumes["passive"][sel] = passive
+            self.volumes.edit("passive")[sel] = passive
         row = self._body_row(body.id)
         if self_collide is not None:
-            self.body_state["self_collide"][row] = self_collide
+            self.body_state.edit("self_collide")[row] = self_collide
         if can_sleep is not None:
-            self.body_state["can_sleep"][row] = can_sleep
+            self.body_state.edit("can_sleep")[row] = can_sleep
             if not can_sleep:
                 self.wake(body)
-        self.volumes.edited()
-        self.body_state.edited()
         self._touch()
 
-    def set_volume_filter(self, volumes: np.ndarray, *, group: int | None = None,
-                          mask: int | None = None) -> None:
+    def set_volume_filter(self, volumes: np.ndarray, *, group: int | ArrayLike | None = None,
+                          mask: int | ArrayLike | None = None) -> None:
         """Set the 32-bit collision ``group`` and/or ``mask`` of individual volumes (rows of
-        ``volumes``), e.g. to let one character's arms pass another's during a hug. Takes
-        effect at the next tick (the cached pair list is rebuilt)."""
+        ``volumes``; one value for all, or one per row), e.g. to let one character's arms pass
+        another's during a hug. Takes effect at the next tick (the cached pair list is
+        rebuilt)."""
         for key, value in (("group", group), ("mask", mask)):
             if value is not None:
-                if not (isinstance(value, int | np.integer) and 0 <= value <= ALL_GROUPS):
+                bits = np.asarray(value)
+                if not (bits.dtype.kind in "iu" and ((bits >= 0) & (bits <= ALL_GROUPS)).all()):
                     raise PhysicsError(f"collision {key} must be a 32-bit mask, got {value!r}")
-                self.volumes[key][volumes] = value
-        self.volumes.edited()
+                self.volumes.edit(key)[volumes] = bits
         self.rebuild_pairs = True
 
     # ------------------------------------------------------------------ bodies' state
@@ -351,10 +348,10 @@ class CollisionMixin:
         if threshold is not None:
             if math.isnan(threshold) or threshold < 0:
                 raise PhysicsError(f"pain threshold must be >= 0 J, got {threshold!r}")
-            self.body_state["pain_threshold"][row] = threshold
+            self.body_state.edit("pain_threshold")[row] = threshold
         if half_life is not None:
-            self.body_state["pain_half_life"][row] = as_positive(half_life, "pain half_life")
-        self.body_state.edited()
+            half_life = as_positive(half_life, "pain half_life")
+            self.body_state.edit("pain_half_life")[row] = half_life
 
     def pain(self, body: Body) -> float:
         """Current pain level of ``body`` in joules of recent impacts (decaying)."""
