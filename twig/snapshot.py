@@ -8,7 +8,9 @@ the world holds (the motor system and its tasks and actions, behaviours, attenti
 script interpreters, hybrid supervisors, event subscriptions, the stages' hooks, the settings)
 is captured generically: starting from the world's attributes, every reachable object of twig's
 own classes has its attributes copied (lists, dicts, sets, tuples and writable arrays are
-copied; references between captured objects are kept as references). A restore puts each
+copied; references between captured objects are kept as references; a table, the motor's,
+is captured as the physics tables are: its state and control copied, its model shared while
+unchanged, see :mod:`twig.physics.groups`). A restore puts each
 object's attributes back **into the same object**: a handle a user holds (an
 :class:`~twig.action.Action`, a character, a behaviour) keeps its identity and gets its state
 of the snapshot's tick back. Objects made after the snapshot are no longer referenced by the
@@ -126,8 +128,8 @@ class _Capture:
     def _object(self, v: Any) -> Any:
         ref = _Ref(v)
         self.memo[id(v)] = ref
-        if isinstance(v, Columns):
-            self.objects.append((v, v.copy()))
+        if isinstance(v, Columns):  # a table of a layer above (the motor's)
+            self.objects.append((v, (v.model_copy(), v.changing())))
         elif isinstance(v, types.FunctionType):
             for cell in v.__closure__ or ():
                 self._cell(cell)
@@ -204,7 +206,7 @@ def restore(world: PhysicsWorld, snap: WorldSnapshot) -> None:
     thaw = _Thaw()
     for obj, state in snap.objects:
         if isinstance(obj, Columns):
-            obj.restore(state)
+            obj.put_back(*state)
         elif isinstance(obj, types.CellType):
             obj.cell_contents = thaw.value(state)
         elif isinstance(obj, np.random.Generator):

@@ -146,3 +146,24 @@ def test_the_tick_never_writes_the_model(scene):
                         f"{name}[{column!r}] changed without a model edit at tick {world.tick}")
             stamps[name], start[name] = table.model_stamp, model[name]
     assert not written
+
+
+def test_the_motor_table_is_snapshot_as_the_physics_tables_are():
+    """The layers' tables (the motor's) are captured by group too: state and control copied,
+    the model shared while unchanged, and put back in place."""
+    world = _world()
+    world.step(10)
+    table = world.motor.table
+
+    def captured(snap):
+        return next(state for obj, state in snap.objects if obj is table)
+
+    (stamp, model), changing = captured(world.snapshot())
+    assert stamp is table.model_stamp and set(model) == set(table.names(MODEL))
+    assert set(changing) == set(table.names(STATE) + table.names(CONTROL))
+    snap = world.snapshot()
+    assert captured(snap)[0][1] is model
+    heading = table["heading"]
+    world.step(30)
+    world.restore(snap)
+    assert table["heading"] is heading and np.array_equal(heading, captured(snap)[1]["heading"])

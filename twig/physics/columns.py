@@ -176,21 +176,27 @@ class Columns:
             self._model_copy = (self.model_stamp, copies)
         return self._model_copy
 
-    def assign(self, saved: Mapping[str, np.ndarray]) -> None:
-        """Write columns saved with :meth:`copy` back into the live rows (same row count)."""
-        for name, values in saved.items():
-            self[name][...] = values
+    def changing(self) -> dict[str, np.ndarray]:
+        """Copies of the state and control columns (a snapshot's, with :meth:`model_copy`)."""
+        return self.copy(self.names(STATE) + self.names(CONTROL))
 
-    def restore(self, saved: Mapping[str, np.ndarray], stamp: object | None = None) -> None:
-        """Replace the whole table by rows saved with :meth:`copy` (every column); ``stamp``
-        is the saved model's :attr:`model_stamp`, when known."""
+    def put_back(self, model: tuple[object, dict[str, np.ndarray]],
+                 changing: Mapping[str, np.ndarray]) -> None:
+        """Return to the moment of a :meth:`model_copy` and :meth:`changing`: while the model
+        is still that one, the state and control are written back in place (views of the
+        table stay valid); else the whole table is rebuilt from both."""
+        stamp, columns = model
+        if self.model_stamp is stamp:
+            for name, values in changing.items():
+                self[name][...] = values
+            return
+        saved = {**columns, **changing}
         n = len(next(iter(saved.values())))
         self._n = 0
         self._changed()
         self._data = {name: self._alloc(col, max(4, n)) for name, col in self.spec.items()}
         self.append(n, saved)
-        if stamp is not None:
-            self.model_stamp = stamp
+        self.model_stamp = stamp
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -148,12 +148,7 @@ class Model(_Part):
         moment (a snapshot's): a table whose model stamp is still ``saved``'s gets them back
         in place (views of it stay valid); any other is rebuilt from both."""
         for name, group in self.groups().items():
-            table = group.table
-            stamp, columns = saved.tables[name]
-            if table.model_stamp is stamp:
-                table.assign(changing[name])
-            else:
-                table.restore({**columns, **changing[name]}, stamp)
+            group.table.put_back(saved.tables[name], changing[name])
         self.body_records = _copy_records(saved.records)
         self.counters = dict(saved.counters)
 
@@ -187,8 +182,7 @@ class State(_Part):
 
     def changing_columns(self) -> dict[str, dict[str, np.ndarray]]:
         """Copies of every table's state and control columns (a snapshot's)."""
-        return {name: group.table.copy(group.names + group.table.names(CONTROL))
-                for name, group in self.groups().items()}
+        return {name: group.table.changing() for name, group in self.groups().items()}
 
 
 class Control(_Part):
