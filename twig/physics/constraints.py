@@ -26,6 +26,22 @@ pulls the knee from a planted foot's side alone); following each sweep with the 
 knees from bending backwards but stretched the links more and lowered a figure sitting on
 the ground."""
 
+FINAL_STRUCK = 1.0
+"""m/s. A body that is not STIFF gets final sweeps too (:func:`relax_final`) where a rigid
+link between nodes one of which moves faster than this would end the tick longer or shorter
+than :data:`FINAL_STRETCH`: struck, as a limp figure dropped from 1 m landed with a shin
+10 % short and its forearms 11 % (the knee driven down onto the planted foot, the elbow onto
+the hand). Links at rest under a pile's weight are left as the relaxation leaves them (swept
+too, the dolls of a pile stayed awake)."""
+
+FINAL_STRETCH = 0.01
+"""Where a link is struck (:data:`FINAL_STRUCK`), the links around it are swept until none
+is off by more than this fraction, at most :data:`FINAL_SWEEPS_STRETCHED` times: the dropped
+figure's joints then stay within 1 cm of a rigid skeleton's (its BVH)."""
+
+FINAL_SWEEPS_STRETCHED = 8
+"""Most sweeps over the links of a body struck as :data:`FINAL_STRUCK` says."""
+
 
 @hot_kernel
 def project_distance(pos, w, i, j, lo, hi, stiffness):
@@ -419,8 +435,8 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
 @kernel
 def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
-                plane_offset, plane_friction, contact_normal, contact_friction, pair_i, pair_f,
-                n_active):
+                plane_offset, plane_friction, depth, contact_normal, contact_friction, pair_i,
+                pair_f, n_active, dt):
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
     friction), moving ``prev`` with ``pos`` for the nodes in a contact (the first
@@ -436,8 +452,14 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     child's trunk, pushed off its own forearm (the hand holding a doll against it) and moved
     back by its links, was driven into the forearm faster every tick until the impacts (up
     to 10 J) threw the child down. Elsewhere it is velocity, as every projection's is
-    (position only everywhere, a reaching hand fell short of a pen). Nothing moves in a
-    world without STIFF nodes."""
+    (position only everywhere, a reaching hand fell short of a pen).
+
+    Bodies that are not STIFF get these sweeps where a link is struck (:data:`FINAL_STRUCK`),
+    then more over the links around it until they are within :data:`FINAL_STRETCH`. In all
+    of them a node of such a body that a plane pushed this tick does not give way (weight 0,
+    shock propagation: Guendelman, Bridson and Fedkiw 2003), so a knee driven onto a planted
+    foot is lifted instead of pushing the foot into the ground, whose projection would push
+    it back. Nothing moves in a world without STIFF nodes or struck links."""
     n = pos.shape[0]
     marked = np.zeros(n, dtype=np.uint8)
     count = 0
@@ -445,16 +467,36 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
         if flags[i] & STIFF:
             marked[i] = 1
             count += 1
+    struck = np.zeros(n, dtype=np.uint8)
+    struck_step = FINAL_STRUCK * dt
+    if mark_stretched(pos, prev, flags, link_nodes, link_min, link_max, link_stiffness,
+                      np.ones(n, dtype=np.uint8), struck_step * struck_step, struck) > 0:
+        for i in range(n):
+            marked[i] |= struck[i]
+        count += 1
     if count == 0:
         return
     start = pos.copy()
+    held = w.copy()  # shock propagation: what the planes hold does not give way
+    for i in range(n):
+        if depth[i] > 0.0 and not flags[i] & STIFF:
+            held[i] = 0.0
     for _ in range(FINAL_SWEEPS):
         for a in range(angle_nodes.shape[0]):
             if marked[angle_nodes[a, 1]]:
-                project_angle(pos, w, angle_nodes[a, 0], angle_nodes[a, 1], angle_nodes[a, 2],
-                              angle_cos[a, 0], angle_cos[a, 1])
-        sweep_marked(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid, n_exact,
-                     marked)
+                project_angle(pos, held, angle_nodes[a, 0], angle_nodes[a, 1],
+                              angle_nodes[a, 2], angle_cos[a, 0], angle_cos[a, 1])
+        sweep_marked(pos, held, link_nodes, link_min, link_max, link_stiffness, n_rigid,
+                     n_exact, marked)
+    for _ in range(FINAL_SWEEPS_STRETCHED):
+        marked[:] = 0
+        if mark_stretched(pos, prev, flags, link_nodes, link_min, link_max, link_stiffness,
+                          struck, 0.0, marked) == 0:
+            break
+        for i in range(n):  # the region grows a link a sweep, as the repair spreads
+            struck[i] |= marked[i]
+        sweep_marked(pos, held, link_nodes, link_min, link_max, link_stiffness, n_rigid,
+                     n_exact, marked)
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    np.zeros(n), contact_normal, contact_friction)
     for q in range(n_active):
@@ -466,6 +508,36 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
                 for c in range(3):
                     prev[i, c] += pos[i, c] - start[i, c]
                     start[i, c] = pos[i, c]  # once per node
+
+
+@hot_kernel
+def _moved2(pos, prev, i):
+    """Squared distance (m^2) node ``i`` moved this tick."""
+    return ((pos[i, 0] - prev[i, 0]) ** 2 + (pos[i, 1] - prev[i, 1]) ** 2
+            + (pos[i, 2] - prev[i, 2]) ** 2)
+
+
+@kernel
+def mark_stretched(pos, prev, flags, link_nodes, link_min, link_max, link_stiffness, near,
+                   step2, marked):
+    """Mark ((N,) uint8 ``marked``) the nodes of the rigid links between nodes that are not
+    STIFF, with a node ``near`` ((N,) uint8) and a node that moved more than ``sqrt(step2)``
+    (m) this tick, whose length is off by more than :data:`FINAL_STRETCH`; returns how many
+    links."""
+    count = 0
+    for k in range(link_nodes.shape[0]):
+        i = link_nodes[k, 0]
+        j = link_nodes[k, 1]
+        if link_stiffness[k] != 1.0 or (flags[i] | flags[j]) & STIFF or near[i] + near[j] == 0:
+            continue
+        if max(_moved2(pos, prev, i), _moved2(pos, prev, j)) <= step2 and step2 > 0.0:
+            continue
+        d = math.sqrt((pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2
+                      + (pos[i, 2] - pos[j, 2]) ** 2)
+        if d > link_max[k] * (1.0 + FINAL_STRETCH) or d < link_min[k] * (1.0 - FINAL_STRETCH):
+            marked[i] = marked[j] = 1
+            count += 1
+    return count
 
 
 @kernel
