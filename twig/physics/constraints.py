@@ -436,7 +436,7 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
 def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
                 plane_offset, plane_friction, depth, contact_normal, contact_friction, pair_i,
-                pair_f, n_active, dt):
+                pair_f, n_active, node_row, n_bodies, dt):
     """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
     that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
     friction), moving ``prev`` with ``pos`` for the nodes in a contact (the first
@@ -467,10 +467,11 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
         if flags[i] & STIFF:
             marked[i] = 1
             count += 1
+    free = _free_nodes(flags, link_nodes, node_row, n_bodies)
     struck = np.zeros(n, dtype=np.uint8)
     struck_step = FINAL_STRUCK * dt
-    if mark_stretched(pos, prev, flags, link_nodes, link_min, link_max, link_stiffness,
-                      np.ones(n, dtype=np.uint8), struck_step * struck_step, struck) > 0:
+    if mark_stretched(pos, prev, free, link_nodes, link_min, link_max, link_stiffness, free,
+                      struck_step * struck_step, struck) > 0:
         for i in range(n):
             marked[i] |= struck[i]
         count += 1
@@ -479,7 +480,7 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     start = pos.copy()
     held = w.copy()  # shock propagation: what the planes hold does not give way
     for i in range(n):
-        if depth[i] > 0.0 and not flags[i] & STIFF:
+        if depth[i] > 0.0 and free[i]:
             held[i] = 0.0
     for _ in range(FINAL_SWEEPS):
         for a in range(angle_nodes.shape[0]):
@@ -490,7 +491,7 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
                      n_exact, marked)
     for _ in range(FINAL_SWEEPS_STRETCHED):
         marked[:] = 0
-        if mark_stretched(pos, prev, flags, link_nodes, link_min, link_max, link_stiffness,
+        if mark_stretched(pos, prev, free, link_nodes, link_min, link_max, link_stiffness,
                           struck, 0.0, marked) == 0:
             break
         for i in range(n):  # the region grows a link a sweep, as the repair spreads
@@ -510,6 +511,28 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
                     start[i, c] = pos[i, c]  # once per node
 
 
+@kernel
+def _free_nodes(flags, link_nodes, node_row, n_bodies):
+    """(N,) uint8: 1 for the nodes whose links may be struck (:data:`FINAL_STRUCK`): not
+    STIFF, and of a body no STIFF node holds by a link (a character's doll, a prop in a
+    hand moves with the hand's sweeps)."""
+    gripped = np.zeros(n_bodies, dtype=np.uint8)
+    for k in range(link_nodes.shape[0]):
+        i = link_nodes[k, 0]
+        j = link_nodes[k, 1]
+        a = flags[i] & STIFF
+        b = flags[j] & STIFF
+        if a and not b:
+            gripped[node_row[j]] = 1
+        elif b and not a:
+            gripped[node_row[i]] = 1
+    free = np.zeros(flags.shape[0], dtype=np.uint8)
+    for i in range(flags.shape[0]):
+        if not flags[i] & STIFF and not gripped[node_row[i]]:
+            free[i] = 1
+    return free
+
+
 @hot_kernel
 def _moved2(pos, prev, i):
     """Squared distance (m^2) node ``i`` moved this tick."""
@@ -518,17 +541,17 @@ def _moved2(pos, prev, i):
 
 
 @kernel
-def mark_stretched(pos, prev, flags, link_nodes, link_min, link_max, link_stiffness, near,
+def mark_stretched(pos, prev, free, link_nodes, link_min, link_max, link_stiffness, near,
                    step2, marked):
-    """Mark ((N,) uint8 ``marked``) the nodes of the rigid links between nodes that are not
-    STIFF, with a node ``near`` ((N,) uint8) and a node that moved more than ``sqrt(step2)``
-    (m) this tick, whose length is off by more than :data:`FINAL_STRETCH`; returns how many
-    links."""
+    """Mark ((N,) uint8 ``marked``) the nodes of the rigid links between ``free`` nodes
+    ((N,) uint8, :func:`_free_nodes`), with a node ``near`` ((N,) uint8) and a node that moved
+    more than ``sqrt(step2)`` (m) this tick, whose length is off by more than
+    :data:`FINAL_STRETCH`; returns how many links."""
     count = 0
     for k in range(link_nodes.shape[0]):
         i = link_nodes[k, 0]
         j = link_nodes[k, 1]
-        if link_stiffness[k] != 1.0 or (flags[i] | flags[j]) & STIFF or near[i] + near[j] == 0:
+        if link_stiffness[k] != 1.0 or free[i] + free[j] < 2 or near[i] + near[j] == 0:
             continue
         if max(_moved2(pos, prev, i), _moved2(pos, prev, j)) <= step2 and step2 > 0.0:
             continue

@@ -190,7 +190,7 @@ def physics_tick(arrays, settings):
     relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
                 link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
                 plane_offset, plane_friction, depth, ground_normal, contact_friction_mu, pair_i,
-                pair_f, n_active, dt)
+                pair_f, n_active, node_row, body_start.shape[0], dt)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
