@@ -72,11 +72,13 @@ def _bvh_package(path) -> np.ndarray:
 def test_every_reader_puts_the_default_files_joints_in_the_same_place(motion, tmp_path,
                                                                       threejs_bvh):
     """Three.js, bvhio, pybvh and the ``bvh`` package agree within 0.1 mm on every joint of
-    every frame of a rag doll, a puppet, a walk and a hug; every joint is under 1 cm from its
-    node in the median frame, and in every frame of the characters under motor control, whose
-    links the solver sweeps last in a tick (issue #36; measured: walk 2.1 / 7.7 mm, hug 1.7 /
-    6.7 mm in the median / the worst frame, 16 and 22 mm at worst before; the rag doll 2.5 /
-    63 mm, its shins and thighs stretched by its fall; the puppet 0.4 / 4.8 mm)."""
+    every frame of a rag doll, a puppet, a walk and a hug, and every joint is under 1 cm from
+    its node in every frame (issue #36). The skeleton is rigid, so what is left is the
+    simulation's link stretch: characters' links are swept last in a tick (STIFF), and a
+    free body's struck links until they are within 1 % (``constraints.relax_final``).
+    Measured (median / worst frame): walk 2.1 / 7.9 mm, hug 1.8 / 6.8 mm, rag doll 1.5 /
+    9.2 mm, puppet 0.4 / 4.8 mm; before, 16, 22 and 63 mm at worst (the dropped rag doll
+    landed with a shin 10 % short)."""
     (path,) = write_bvh(motion.recording, tmp_path / "motion.bvh", character=motion.character)
     names, frames = threejs_bvh(path)
     three = frames[:, [names.index(j) for j in BVH_JOINTS]] / 100.0
@@ -87,9 +89,8 @@ def test_every_reader_puts_the_default_files_joints_in_the_same_place(motion, tm
         assert got.shape == want.shape, name
         np.testing.assert_allclose(got, readers["bvhio"], atol=1e-4, err_msg=name)
     error = np.linalg.norm(three - want, axis=-1).max(axis=1)
-    assert np.median(error) < 0.01
-    if motion.name in ("walk", "hug"):
-        assert error.max() < 0.01
+    assert np.median(error) < 0.005
+    assert error.max() < 0.01
 
 
 def test_three_js_doubled_the_bones_of_the_stretch_form(tmp_path, threejs_bvh, motion):
