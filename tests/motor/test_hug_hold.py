@@ -10,7 +10,7 @@ import twig
 REACH = 0.3
 """Hands farther than this (m) from the partner's trunk are not round it (issue #33)."""
 GRACE = 0.25
-"""A hug notices the loss within 0.1 s (``arms.LOST_AFTER``), in which a partner backing off
+"""A hug notices the loss within 0.1 s (``hugs.LOST_AFTER``), in which a partner backing off
 goes up to this far, m."""
 
 

@@ -20,9 +20,10 @@ from twig.bodies.charts import atlas
 from twig.bodies.humanoid import add_humanoid
 from twig.commands import Accepts, Heading, Item, Json, Place, Vector, command, register_handle
 from twig.errors import UnknownNameError
-from twig.motor.arms import SIDES, Grab, Grapple, Hug, Reach, hands_of
+from twig.motor.arms import SIDES, Grab, Reach, hands_of
 from twig.motor.gestures import GestureError, Play, builtin_gestures, load_gesture
 from twig.motor.grips import let_go
+from twig.motor.hugs import Grapple, Hug
 from twig.motor.locomotion import Kick, Sit, StandUp, TurnTo, WalkTo
 from twig.motor.manipulation import HoldForUse, Write
 from twig.motor.motor_body import MotorBody

@@ -11,7 +11,7 @@ import numpy as np
 
 from twig.action import Action
 from twig.bodies.frames import facing, pelvis_frame
-from twig.motor.arms import Hug
+from twig.motor.hugs import Hug
 from twig.motor.state import PASSIVE, STAND
 from twig.physics import Body
 
