@@ -76,7 +76,7 @@ def test_every_reader_puts_the_default_files_joints_in_the_same_place(motion, tm
     its node in every frame (issue #36). The skeleton is rigid, so what is left is the
     simulation's link stretch: characters' links are swept last in a tick (STIFF), and a
     free body's struck links until they are within 1 % (``constraints.relax_final``).
-    Measured (median / worst frame): walk 2.1 / 7.9 mm, hug 1.8 / 6.8 mm, rag doll 1.5 /
+    Measured (median / worst frame): walk 2.1 / 5.6 mm, hug 1.7 / 5.3 mm, rag doll 1.5 /
     9.2 mm, puppet 0.4 / 4.8 mm; before, 16, 22 and 63 mm at worst (the dropped rag doll
     landed with a shin 10 % short)."""
     (path,) = write_bvh(motion.recording, tmp_path / "motion.bvh", character=motion.character)

@@ -27,12 +27,12 @@ knees from bending backwards but stretched the links more and lowered a figure s
 the ground."""
 
 FINAL_STRUCK = 1.0
-"""m/s. A body that is not STIFF gets final sweeps too (:func:`relax_final`) where a rigid
-link between nodes one of which moves faster than this would end the tick longer or shorter
-than :data:`FINAL_STRETCH`: struck, as a limp figure dropped from 1 m landed with a shin
-10 % short and its forearms 11 % (the knee driven down onto the planted foot, the elbow onto
-the hand). Links at rest under a pile's weight are left as the relaxation leaves them (swept
-too, the dolls of a pile stayed awake)."""
+"""m/s. A rigid link is *struck* (:func:`relax_final`) when it would end the tick longer or
+shorter than :data:`FINAL_STRETCH` with a node moving faster than this: a limp figure
+dropped from 1 m landed with a shin 10 % short and its forearms 11 % (the knee driven down
+onto the planted foot, the elbow onto the hand), a child's driven foot swung its shin 18 mm
+long. Links at rest under a pile's weight are left as the relaxation leaves them (swept too,
+the dolls of a pile stayed awake)."""
 
 FINAL_STRETCH = 0.01
 """Where a link is struck (:data:`FINAL_STRUCK`), the links around it are swept until none
@@ -454,9 +454,10 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     to 10 J) threw the child down. Elsewhere it is velocity, as every projection's is
     (position only everywhere, a reaching hand fell short of a pen).
 
-    Bodies that are not STIFF get these sweeps where a link is struck (:data:`FINAL_STRUCK`),
-    then more over the links around it until they are within :data:`FINAL_STRETCH`. In all
-    of them a node of such a body that a plane pushed this tick does not give way (weight 0,
+    Where a link is struck (:data:`FINAL_STRUCK`; any body's but a held one's,
+    :func:`_strikable_nodes`), it gets these sweeps too, then more over the links around it
+    until they are within :data:`FINAL_STRETCH`. In all of them a node of a body that is not
+    STIFF that a plane pushed this tick does not give way (weight 0,
     shock propagation: Guendelman, Bridson and Fedkiw 2003), so a knee driven onto a planted
     foot is lifted instead of pushing the foot into the ground, whose projection would push
     it back. Nothing moves in a world without STIFF nodes or struck links."""
@@ -467,11 +468,11 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
         if flags[i] & STIFF:
             marked[i] = 1
             count += 1
-    free = _free_nodes(flags, link_nodes, node_row, n_bodies)
+    strikable = _strikable_nodes(flags, link_nodes, node_row, n_bodies)
     struck = np.zeros(n, dtype=np.uint8)
     struck_step = FINAL_STRUCK * dt
-    if mark_stretched(pos, prev, free, link_nodes, link_min, link_max, link_stiffness, free,
-                      struck_step * struck_step, struck) > 0:
+    if mark_stretched(pos, prev, strikable, link_nodes, link_min, link_max, link_stiffness,
+                      strikable, struck_step * struck_step, struck) > 0:
         for i in range(n):
             marked[i] |= struck[i]
         count += 1
@@ -480,7 +481,7 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
     start = pos.copy()
     held = w.copy()  # shock propagation: what the planes hold does not give way
     for i in range(n):
-        if depth[i] > 0.0 and free[i]:
+        if depth[i] > 0.0 and strikable[i] and not flags[i] & STIFF:
             held[i] = 0.0
     for _ in range(FINAL_SWEEPS):
         for a in range(angle_nodes.shape[0]):
@@ -491,7 +492,7 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
                      n_exact, marked)
     for _ in range(FINAL_SWEEPS_STRETCHED):
         marked[:] = 0
-        if mark_stretched(pos, prev, free, link_nodes, link_min, link_max, link_stiffness,
+        if mark_stretched(pos, prev, strikable, link_nodes, link_min, link_max, link_stiffness,
                           struck, 0.0, marked) == 0:
             break
         for i in range(n):  # the region grows a link a sweep, as the repair spreads
@@ -512,10 +513,11 @@ def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, lin
 
 
 @kernel
-def _free_nodes(flags, link_nodes, node_row, n_bodies):
-    """(N,) uint8: 1 for the nodes whose links may be struck (:data:`FINAL_STRUCK`): not
-    STIFF, and of a body no STIFF node holds by a link (a character's doll, a prop in a
-    hand moves with the hand's sweeps)."""
+def _strikable_nodes(flags, link_nodes, node_row, n_bodies):
+    """(N,) uint8: 1 for the nodes whose links may be struck (:data:`FINAL_STRUCK`): all
+    but those of a body that a STIFF node of another holds by a link (a character's doll, a
+    prop in a hand: they move with the hand's sweeps; swept as struck, a carried doll
+    whirled its carrier off its feet more often)."""
     gripped = np.zeros(n_bodies, dtype=np.uint8)
     for k in range(link_nodes.shape[0]):
         i = link_nodes[k, 0]
@@ -526,11 +528,11 @@ def _free_nodes(flags, link_nodes, node_row, n_bodies):
             gripped[node_row[j]] = 1
         elif b and not a:
             gripped[node_row[i]] = 1
-    free = np.zeros(flags.shape[0], dtype=np.uint8)
+    strikable = np.zeros(flags.shape[0], dtype=np.uint8)
     for i in range(flags.shape[0]):
-        if not flags[i] & STIFF and not gripped[node_row[i]]:
-            free[i] = 1
-    return free
+        if flags[i] & STIFF or not gripped[node_row[i]]:
+            strikable[i] = 1
+    return strikable
 
 
 @hot_kernel
@@ -541,17 +543,17 @@ def _moved2(pos, prev, i):
 
 
 @kernel
-def mark_stretched(pos, prev, free, link_nodes, link_min, link_max, link_stiffness, near,
+def mark_stretched(pos, prev, strikable, link_nodes, link_min, link_max, link_stiffness, near,
                    step2, marked):
-    """Mark ((N,) uint8 ``marked``) the nodes of the rigid links between ``free`` nodes
-    ((N,) uint8, :func:`_free_nodes`), with a node ``near`` ((N,) uint8) and a node that moved
+    """Mark ((N,) uint8 ``marked``) the nodes of the rigid links between ``strikable`` nodes
+    ((N,) uint8, :func:`_strikable_nodes`), with a node ``near`` ((N,) uint8) and a node that moved
     more than ``sqrt(step2)`` (m) this tick, whose length is off by more than
     :data:`FINAL_STRETCH`; returns how many links."""
     count = 0
     for k in range(link_nodes.shape[0]):
         i = link_nodes[k, 0]
         j = link_nodes[k, 1]
-        if link_stiffness[k] != 1.0 or free[i] + free[j] < 2 or near[i] + near[j] == 0:
+        if link_stiffness[k] != 1.0 or strikable[i] + strikable[j] < 2 or near[i] + near[j] == 0:
             continue
         if max(_moved2(pos, prev, i), _moved2(pos, prev, j)) <= step2 and step2 > 0.0:
             continue
