@@ -233,8 +233,8 @@ class Grab(ArmTask):
     ``carry``, then hold the hand at the side (Hold, VIII). Persists until released.
 
     An object beyond the arm's reach from where the character stands (:data:`REACH` of the
-    arm, across the ground from the hips) is first stepped up to; the ``timeout`` counts from
-    then. The hand holds once it is near the node, or once it touches the object near it (a
+    arm, across the ground from the hips) is first stepped up to (the steps stop when the
+    hand is at it first); the ``timeout`` counts from then. The hand holds once it is near the node, or once it touches the object near it (a
     node inside a block lies under the block's skin, out of the hand's way).
     """
 
@@ -286,9 +286,13 @@ class Grab(ArmTask):
             self.cancel(f"{self.side} hand: the object was removed")
             return
         if self.walk is not None:
-            if not self.walk.done:
+            at_hand = self.at_grip(self.side, self.item, self.node)
+            if not self.walk.done and not at_hand:
                 self.elapsed = 0.0  # the reach's time starts once the item is at hand
                 return
+            if not self.walk.done:  # the hand got there first: stepping on kicks it away
+                self.who.motor.stop(self.who, "legs", f"the {self.side} hand is at "
+                                    f"{self.item.name}")
             self.walk = None
         world = self.who.world
         hand = self.who.node(f"{self.side[0]}_hand")
