@@ -234,8 +234,9 @@ class Grab(ArmTask):
 
     An object beyond the arm's reach from where the character stands (:data:`REACH` of the
     arm, across the ground from the hips) is first stepped up to (the steps stop when the
-    hand is at it first); the ``timeout`` counts from then. The hand holds once it is near the node, or once it touches the object near it (a
-    node inside a block lies under the block's skin, out of the hand's way).
+    hand is at it first); the ``timeout`` counts from then. The hand holds once it is near
+    the node, or once it touches the object near it (a node inside a block lies under the
+    block's skin, out of the hand's way).
     """
 
     persist = True
