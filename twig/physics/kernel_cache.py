@@ -11,7 +11,10 @@ module of the packages kernels are compiled from (:data:`KERNEL_PACKAGES`), so e
 the sources has its own cache; folders of other versions unused for a day are deleted.
 
 Every kernel loads through :class:`KernelCache`, which leaves out the part of Numba's set-up
-that only a compile needs.
+that only a compile needs, and finds its files under the cache folder by its module's name
+(:class:`PackageLocator`), so that a cache folder can be moved to another installation: the
+kernels shipped with twig (:mod:`twig.physics.prebuilt`) are one, which
+:func:`use_versioned_cache` unpacks into a new folder.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import numba
-from numba.core.caching import FunctionCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, UserProvidedCacheLocator
 from numba.core.runtime import nrt
 from numba.cpython import hashing  # noqa: F401  (its import registers the hash secret's symbols)
 
@@ -40,15 +44,20 @@ _KEEP_SECONDS = 86400.0
 
 def use_versioned_cache() -> None:
     """Cache kernels under ``__pycache__/numba/<fingerprint>`` of this package, the fingerprint
-    of every module of :data:`KERNEL_PACKAGES`.
+    of every module of :data:`KERNEL_PACKAGES`, and fill a new folder with the kernels shipped
+    for these sources where they run (:func:`twig.physics.prebuilt.unpack`), compiling for
+    their CPU level from then on (:func:`twig.physics.prebuilt.target`).
 
     Leaves Numba alone when the user set ``NUMBA_CACHE_DIR`` or the package folder is
-    read-only (Numba then caches in its usual place).
+    read-only (Numba then caches in its usual place, and compiles for this CPU).
     """
+    from twig.physics import prebuilt
+
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     root = _HERE / "__pycache__" / "numba"
-    target = root / fingerprint(KERNEL_PACKAGES)
+    sources = fingerprint(KERNEL_PACKAGES)
+    target = root / sources
     try:
         target.mkdir(parents=True, exist_ok=True)
         os.utime(target)
@@ -58,7 +67,31 @@ def use_versioned_cache() -> None:
                 shutil.rmtree(old, ignore_errors=True)
     except OSError:
         return
+    shipped = prebuilt.unpack(target, sources)
+    if shipped is not None:
+        prebuilt.target(shipped)  # before the folder: it reloads Numba's settings
     numba.config.CACHE_DIR = str(target)
+
+
+class PackageLocator(UserProvidedCacheLocator):
+    """Where Numba keeps the cache files of a kernel of twig: in ``numba.config.CACHE_DIR``,
+    under its module's package name (``twig.physics.collision``), where Numba's own locator
+    names the folder after a hash of the module's absolute path."""
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file: str) -> str:
+        """``twig.physics`` for ``.../twig/physics/tick.py``."""
+        folder = Path(py_file).resolve().parent
+        package = _HERE.parent
+        if folder != package and package not in folder.parents:
+            return super().get_suitable_cache_subpath(py_file)
+        return ".".join(folder.relative_to(package.parent).parts)
+
+
+class _KernelCacheImpl(CompileResultCacheImpl):
+    """Numba's compile-result cache, finding twig's files with :class:`PackageLocator`."""
+
+    _locator_classes: ClassVar[list] = [PackageLocator, *CompileResultCacheImpl._locator_classes]
 
 
 class KernelCache(FunctionCache):
@@ -74,6 +107,8 @@ class KernelCache(FunctionCache):
     set-up only when nothing is cached for the signature, that is before a compile (which
     refreshes the context again itself). The machine code is the same either way.
     """
+
+    _impl_class = _KernelCacheImpl
 
     def load_overload(self, sig, target_context):
         """The cached compile of ``sig`` (Numba's ``CompileResult``), None if there is none
