@@ -211,9 +211,30 @@ def stage_calls(world) -> dict[str, tuple[CPUDispatcher, tuple]]:
     return calls
 
 
-if __name__ == "__main__":  # python -m twig.warmup: compile ahead of the first run
+def main(argv: list[str] | None = None) -> None:
+    """``python -m twig.warmup``: compile both kinds of world's kernels into the cache;
+    ``--ship [LEVEL ...]``: build the kernels shipped with twig instead
+    (:func:`twig.physics.prebuilt.build`)."""
+    import argparse
     import time
 
+    from twig.physics import prebuilt
+
+    levels = " ".join(prebuilt.LEVELS)
+    parser = argparse.ArgumentParser(
+        prog="python -m twig.warmup",
+        description="Compile the physics and motor kernels into the cache ahead of a first run.")
+    parser.add_argument("--ship", nargs="*", metavar="LEVEL", choices=list(prebuilt.LEVELS),
+                        help="instead, compile the kernels shipped with twig for these CPU "
+                             f"levels and write their archives (default: {levels})")
+    args = parser.parse_args(argv)
+    if args.ship is not None:
+        built = prebuilt.build(tuple(args.ship) or tuple(prebuilt.LEVELS))
+        for level in built["levels"]:
+            path = prebuilt.archive(level)
+            print(f"{path.name}: {path.stat().st_size / 1e6:.1f} MB, sources "
+                  f"{built['fingerprint']}")
+        return
     start = time.perf_counter()
     complete = True
     for boxes in (False, True):  # the second compiles only what the box tests add
@@ -221,3 +242,7 @@ if __name__ == "__main__":  # python -m twig.warmup: compile ahead of the first 
                                     kinds=Kinds(boxes=boxes))
     print(f"kernels compiled in {time.perf_counter() - start:.0f} s"
           + ("" if complete else " (some parts in this process, after the workers)"))
+
+
+if __name__ == "__main__":  # python -m twig.warmup: compile ahead of the first run
+    main()

@@ -13,8 +13,8 @@ the sources has its own cache; folders of other versions unused for a day are de
 Every kernel loads through :class:`KernelCache`, which leaves out the part of Numba's set-up
 that only a compile needs, and finds its files under the cache folder by its module's name
 (:class:`PackageLocator`), so that a cache folder can be moved to another installation: the
-kernels shipped with twig (:mod:`twig.physics.prebuilt`) are one, which
-:func:`use_versioned_cache` unpacks into a new folder.
+kernels shipped with twig (:mod:`twig.physics.prebuilt`) are such folders, which
+:func:`use_versioned_cache` unpacks into a new one.
 """
 
 from __future__ import annotations

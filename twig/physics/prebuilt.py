@@ -3,24 +3,25 @@ loads it instead of compiling for a minute.
 
 A first ``twig run`` used to compile every kernel its kind of world calls: about 50 s of CPU,
 30 s of wall time on two cores. The package carries the compile of every kernel the built-in
-scenes call (:data:`ARCHIVE`, Numba's cache files; :data:`MANIFEST` says what they were
-compiled for): for the sources it was built from (:func:`~twig.physics.kernel_cache.fingerprint`),
-this Python and Numba, and a CPU level that most x86-64 machines of the last ten years reach
-(:data:`LEVELS`; Numba's own default, the host's exact model, would make it load on no other
-machine). :func:`unpack` copies it into the kernel cache of these sources on the first start
-that finds that cache without it, on a machine it runs on; anything else (another Python or
-CPU, edited sources) compiles on first use as before.
+scenes call (Numba's cache files, :func:`archive`; :data:`MANIFEST` says what they were
+compiled for): for the sources it was built from
+(:func:`~twig.physics.kernel_cache.fingerprint`), this Python and Numba, and two CPU levels
+that most x86-64 machines of the last ten years reach (:data:`LEVELS`; Numba's own default,
+the host's exact model, would load on no other machine). :func:`unpack` copies the best one
+that runs here into the kernel cache of these sources, on the first start that finds that
+cache without it; anything else (another Python or CPU, edited sources) compiles on first use
+as before.
 
-A process whose kernels come from the archive compiles for the archive's CPU level too
-(:func:`target`, which sets ``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES`` before the first
-kernel is defined), so the kernels it compiles for a new argument type, and those of the
-processes it starts, are code for the same level: a machine always runs one kind of code.
-Numba's ``NUMBA_CPU_NAME``, set by the user, or ``NUMBA_CACHE_DIR`` (see
-:func:`~twig.physics.kernel_cache.use_versioned_cache`) leave Numba's choice alone.
+A process whose kernels come from an archive compiles for its CPU level too (:func:`target`,
+which sets ``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES`` before the first kernel is defined),
+so the kernels it compiles later, and those of the processes it starts, are code for the same
+level: a machine always runs one kind of code. ``NUMBA_CPU_NAME`` set by the user, or
+``NUMBA_CACHE_DIR`` (see :func:`~twig.physics.kernel_cache.use_versioned_cache`), leaves
+Numba's choice alone.
 
-``python -m twig.physics.prebuilt`` builds the archive (about a minute of CPU on two cores):
-run it after changing a module of ``twig.physics`` or ``twig.motor``; a test fails while the
-archive is of other sources.
+``python -m twig.warmup --ship [LEVEL ...]`` builds the archives (about 90 s of two cores
+a level): run it after changing a module of ``twig.physics`` or ``twig.motor``; a test fails
+while the archives are of other sources.
 """
 
 from __future__ import annotations
@@ -41,24 +42,33 @@ import llvmlite
 import numba
 
 _HERE = Path(__file__).parent
-ARCHIVE = _HERE / "prebuilt_kernels.tar.xz"
-"""Numba's index (``.nbi``) and data (``.nbc``) files of every shipped kernel, by their paths
-under the cache folder (:class:`~twig.physics.kernel_cache.PackageLocator`)."""
 MANIFEST = _HERE / "prebuilt_kernels.json"
-"""What :data:`ARCHIVE` was compiled from and for: the sources' ``fingerprint``, the
-``platform`` (:func:`platform_tag`) and the CPU level ``cpu_name`` (:data:`LEVELS`)."""
+"""What the archives were compiled from and for: the sources' ``fingerprint``, the
+``platform`` (:func:`platform_tag`) and the CPU ``levels`` (:data:`LEVELS`), one archive each
+(:func:`archive`)."""
 MARKER = "prebuilt.json"
-"""Written into a cache folder that :func:`unpack` filled: the manifest it came from."""
+"""Written into a cache folder that :func:`unpack` filled: the sources, platform and level."""
 
+_V3 = {"cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3", "avx", "avx2", "bmi",
+       "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"}
 LEVELS = {
-    "x86-64-v2": {"cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3"},
-    "x86-64-v3": {"cx16", "sahf", "popcnt", "sse3", "sse4.1", "sse4.2", "ssse3", "avx", "avx2",
-                  "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave"},
+    "x86-64-v4": _V3 | {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"},
+    "x86-64-v3": _V3,
 }
-"""The x86-64 micro-architecture levels (psABI) the archive may be compiled for, with the CPU
-features (LLVM's names) each needs. ``x86-64-v3`` (AVX2, FMA: Intel since 2013, AMD since
-2015) is the default."""
-DEFAULT_LEVEL = "x86-64-v3"
+"""The x86-64 micro-architecture levels (psABI) the kernels are shipped for, the first a CPU
+runs preferred, with the CPU features (LLVM's names) each needs. ``x86-64-v3`` (AVX2 and
+FMA: Intel since 2013, AMD since 2015) runs on most machines; ``x86-64-v4`` (AVX-512: most
+servers, AMD since 2022) is faster where it runs: the 100-doll pile took 6-8 % longer a tick
+in v3 code than in code for the host (an AMD Zen 4), and the same in v4 code within 1-3 %
+(``twig bench --quick``, three runs of each alternated), as AVX-512 gives the large kernels
+32 vector registers instead of 16."""
+
+
+def archive(level: str) -> Path:
+    """The archive of Numba's cache files (index ``.nbi`` and data ``.nbc``, by their paths
+    under the cache folder, :class:`~twig.physics.kernel_cache.PackageLocator`) of the kernels
+    compiled for CPU ``level``."""
+    return _HERE / f"prebuilt_kernels-{level}.tar.xz"
 
 
 def platform_tag() -> dict[str, str]:
@@ -69,16 +79,12 @@ def platform_tag() -> dict[str, str]:
             "numba": numba.__version__, "llvmlite": llvmlite.__version__}
 
 
-def runs_here(manifest: dict) -> bool:
-    """Whether code compiled as ``manifest`` says loads and runs in this process: the same
-    platform (:func:`platform_tag`), a CPU with every feature of its level, and no other CPU
-    asked of Numba by the user."""
+def runs_here(level: str) -> bool:
+    """Whether code compiled for CPU ``level`` runs in this process: a CPU with every feature
+    of the level, and no other CPU asked of Numba by the user."""
     import llvmlite.binding as ll
 
-    level = manifest.get("cpu_name")
-    if manifest.get("platform") != platform_tag() or level not in LEVELS:
-        return False
-    if os.environ.get("NUMBA_CPU_NAME", level) != level or \
+    if level not in LEVELS or os.environ.get("NUMBA_CPU_NAME", level) != level or \
             os.environ.get("NUMBA_CPU_FEATURES", "") != "":
         return False
     features = ll.get_host_cpu_features()
@@ -92,77 +98,88 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def unpack(cache: Path, fingerprint: str) -> dict | None:
-    """Fill the kernel cache folder ``cache`` of the sources ``fingerprint`` from
-    :data:`ARCHIVE`, once (:data:`MARKER`), if the archive is of these sources and runs here;
-    the manifest of what the folder holds from it, None if nothing."""
+def unpack(cache: Path, fingerprint: str) -> str | None:
+    """Fill the kernel cache folder ``cache`` of the sources ``fingerprint``, once
+    (:data:`MARKER`), with the shipped kernels of the first level in :data:`LEVELS` that runs
+    here, if they are of these sources and this platform; the level the folder holds, None
+    if none."""
     marker = cache / MARKER
     held = _read_json(marker)
     if held is not None:
-        return held if runs_here(held) else None
+        same = held.get("platform") == platform_tag() and runs_here(held.get("level", ""))
+        return held["level"] if same else None
     manifest = _read_json(MANIFEST)
-    if manifest is None or manifest.get("fingerprint") != fingerprint or not runs_here(manifest):
+    if manifest is None or manifest.get("fingerprint") != fingerprint or \
+            manifest.get("platform") != platform_tag():
+        return None
+    level = next((name for name in LEVELS
+                  if name in manifest.get("levels", ()) and runs_here(name)), None)
+    if level is None:
         return None
     try:
         with open(cache / ".unpack.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be unpacking it
             if not marker.exists():
-                _extract(ARCHIVE, cache)
-                marker.write_text(json.dumps(manifest))
+                _extract(archive(level), cache)
+                marker.write_text(json.dumps({"fingerprint": fingerprint,
+                                              "platform": platform_tag(), "level": level}))
     except (OSError, tarfile.TarError):
         return None
-    return manifest
+    return level
 
 
-def _extract(archive: Path, cache: Path) -> None:
+def _extract(path: Path, cache: Path) -> None:
     """Write the archive's regular files under ``cache`` (names checked to stay inside it)."""
-    with tarfile.open(archive, "r:xz") as tar:
+    with tarfile.open(path, "r:xz") as tar:
         for member in tar:
-            path = cache.joinpath(member.name)
-            if not member.isfile() or cache.resolve() not in path.resolve().parents:
+            target = cache.joinpath(member.name)
+            if not member.isfile() or cache.resolve() not in target.resolve().parents:
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
+            target.parent.mkdir(parents=True, exist_ok=True)
             source = tar.extractfile(member)
             if source is not None:
-                path.write_bytes(source.read())
+                target.write_bytes(source.read())
 
 
-def target(manifest: dict) -> bool:
-    """Have Numba compile for ``manifest``'s CPU level in this process and those it starts;
-    False (nothing changed) where a kernel was defined already, whose CPU Numba has chosen."""
+def target(level: str) -> bool:
+    """Have Numba compile for CPU ``level`` in this process and those it starts; False
+    (nothing changed) where a kernel was defined already, whose CPU Numba has chosen."""
     from numba.core.registry import cpu_target
 
     if "_toplevel_target_context" in vars(cpu_target):
         return False
-    os.environ["NUMBA_CPU_NAME"] = manifest["cpu_name"]
+    os.environ["NUMBA_CPU_NAME"] = level
     os.environ["NUMBA_CPU_FEATURES"] = ""
     numba.config.reload_config()
     return True
 
 
-def build(level: str = DEFAULT_LEVEL) -> dict:
-    """Compile the kernels of both kinds of world (:mod:`twig.warmup`) and of every built-in
-    scene for CPU ``level`` into an empty cache, and write it to :data:`ARCHIVE` and
-    :data:`MANIFEST`; the manifest."""
+def build(levels: tuple[str, ...] = tuple(LEVELS)) -> dict:
+    """For each CPU level of ``levels``, compile the kernels of both kinds of world
+    (:mod:`twig.warmup`) and those the built-in scenes call (:data:`_SCENES`) into an empty
+    cache and write it to :func:`archive`; then write :data:`MANIFEST`. Returns the
+    manifest."""
     from twig.physics.kernel_cache import KERNEL_PACKAGES, fingerprint
 
-    if level not in LEVELS:
-        raise ValueError(f"CPU level {level!r}: expected one of {', '.join(LEVELS)}")
-    with tempfile.TemporaryDirectory(prefix="twig-prebuilt-") as folder:
-        env = {**os.environ, "NUMBA_CACHE_DIR": folder, "NUMBA_CPU_NAME": level,
-               "NUMBA_CPU_FEATURES": ""}
-        subprocess.run([sys.executable, "-m", "twig.warmup"], env=env, check=True)
-        subprocess.run([sys.executable, "-c", _SCENES], env=env, check=True)
-        data = io.BytesIO()
-        with tarfile.open(fileobj=data, mode="w:xz", preset=9) as tar:
-            for path in sorted(Path(folder).rglob("*.nb[ic]")):
-                info = tar.gettarinfo(path, arcname=str(path.relative_to(folder)))
-                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-                with open(path, "rb") as source:
-                    tar.addfile(info, source)
+    for level in levels:
+        if level not in LEVELS:
+            raise ValueError(f"CPU level {level!r}: expected one of {', '.join(LEVELS)}")
+    for level in levels:
+        with tempfile.TemporaryDirectory(prefix="twig-prebuilt-") as folder:
+            env = {**os.environ, "NUMBA_CACHE_DIR": folder, "NUMBA_CPU_NAME": level,
+                   "NUMBA_CPU_FEATURES": ""}
+            subprocess.run([sys.executable, "-m", "twig.warmup"], env=env, check=True)
+            subprocess.run([sys.executable, "-c", _SCENES], env=env, check=True)
+            data = io.BytesIO()
+            with tarfile.open(fileobj=data, mode="w:xz", preset=9) as tar:
+                for path in sorted(Path(folder).rglob("*.nb[ic]")):
+                    info = tar.gettarinfo(path, arcname=str(path.relative_to(folder)))
+                    info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+                    with open(path, "rb") as source:
+                        tar.addfile(info, source)
+        _write(archive(level), data.getvalue())
     manifest = {"fingerprint": fingerprint(KERNEL_PACKAGES), "platform": platform_tag(),
-                "cpu_name": level}
-    _write(ARCHIVE, data.getvalue())
+                "levels": list(levels)}
     _write(MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
     return manifest
 
@@ -170,10 +187,13 @@ def build(level: str = DEFAULT_LEVEL) -> dict:
 _SCENES = """
 from twig.scenes.loader import list_scenes, load_scene
 for info in list_scenes():
-    load_scene(info.name).step(30)
+    world = load_scene(info.name)
+    world.step(60)
+    world.restore(world.snapshot())
+    world.step(1)
 """
-"""Run in the build's process: each built-in scene's first ticks call every kernel it calls
-from Python, so the archive holds those the warm-up does not compile."""
+"""Run in the build's process: each built-in scene's first ticks, a snapshot and a restore
+call from Python every kernel they call, compiling those the warm-up did not."""
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -183,12 +203,3 @@ def _write(path: Path, data: bytes) -> None:
     with contextlib.suppress(OSError):
         os.chmod(out.name, 0o644)
     os.replace(out.name, path)
-
-
-if __name__ == "__main__":  # python -m twig.physics.prebuilt [LEVEL]
-    try:
-        built = build(*sys.argv[1:2])
-    except ValueError as error:
-        sys.exit(f"python -m twig.physics.prebuilt: {error}")
-    print(f"{ARCHIVE.name}: {ARCHIVE.stat().st_size / 1e6:.1f} MB, sources "
-          f"{built['fingerprint']}, CPU {built['cpu_name']}")
