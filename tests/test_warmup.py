@@ -74,3 +74,17 @@ def test_a_scene_without_kernels_names_its_kind_of_world(monkeypatch):
     assert kinds_to_compile("tetra") == Kinds(boxes=False, characters=False)
     assert kinds_to_compile("playground") == Kinds(boxes=False, characters=True)
     assert kinds_to_compile("weight").boxes
+
+
+def test_the_warm_up_with_everything_cached_compiles_nothing():
+    """``python -m twig.warmup`` after both kinds of world's kernels are cached (shipped or
+    compiled before) says so and starts no worker."""
+    import subprocess
+    import sys
+
+    _sample_world(Kinds(boxes=False)).step()
+    _sample_world(Kinds(boxes=True)).step()
+    out = subprocess.run([sys.executable, "-m", "twig.warmup"], capture_output=True, text=True,
+                         check=True, timeout=300).stdout
+    assert out.startswith("kernels already compiled for these sources"), out
+    assert "compiled motor" not in out

@@ -218,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     import time
 
+    import numba
+
     from twig.physics import prebuilt
 
     levels = " ".join(prebuilt.LEVELS)
@@ -234,6 +236,10 @@ def main(argv: list[str] | None = None) -> None:
             path = prebuilt.archive(level)
             print(f"{path.name}: {path.stat().st_size / 1e6:.1f} MB, sources "
                   f"{built['fingerprint']}")
+        return
+    if kinds_to_compile() is None:
+        where = numba.config.CACHE_DIR or "Numba's cache"
+        print(f"kernels already compiled for these sources ({where})")
         return
     start = time.perf_counter()
     complete = True
