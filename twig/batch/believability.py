@@ -280,17 +280,21 @@ def _hugs(run: _Run) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return {"hugs": len(hugs), "hug_hands_min": min(shares) if shares else None}, hugs
 
 
-def _props(run: _Run) -> tuple[float | None, str | None]:
+def _props(run: _Run) -> dict[str, Any]:
     """Fastest speed (m/s, tick to tick) of a node of a prop (not of :data:`NOT_PROPS`)
-    other than those thrown and kicked (:data:`THROWN`), and the prop's name."""
+    other than those thrown and kicked (:data:`THROWN`): ``prop_speed_ms``, the prop's name
+    (``prop``), the node (``prop_node``, ``body/node``) and when (``prop_t``, s, the later
+    tick)."""
     body, kind = run.arrays["node_body"], run.arrays["body_type"]
     cols = np.flatnonzero(~np.isin(kind, list(NOT_PROPS | THROWN)) & (body != ""))
     if len(cols) == 0 or len(run.pos) < 2:
-        return None, None
+        return {"prop_speed_ms": None, "prop": None, "prop_node": None, "prop_t": None}
     speed = np.linalg.norm(np.diff(run.pos[:, cols], axis=0), axis=2) / run.dt
     speed = np.nan_to_num(speed, nan=0.0)
     k = np.unravel_index(int(np.argmax(speed)), speed.shape)
-    return float(speed[k]), str(body[cols[k[1]]])
+    return {"prop_speed_ms": float(speed[k]), "prop": str(body[cols[k[1]]]),
+            "prop_node": str(run.arrays["node_name"][cols[k[1]]]),
+            "prop_t": float(run.t[k[0] + 1])}
 
 
 def _feet_and_knees(run: _Run) -> dict[str, Any]:
@@ -378,14 +382,12 @@ def believability(world: World, arrays: Mapping[str, np.ndarray], dt: float,
     run = _Run(world, arrays, dt, watch)
     falls, fall_list, down = _falls(run)
     hugs, hug_list = _hugs(run)
-    prop_speed, prop = _props(run)
     metrics = {
         **_shape(run),
         **falls,
         "child_lean_pct": _lean(run, down),
         **hugs,
-        "prop_speed_ms": prop_speed,
-        "prop": prop,
+        **_props(run),
         **_feet_and_knees(run),
         "penetration_cm": 100.0 * run.depth,
         "home_cycles": _home_cycles(run),

@@ -76,7 +76,9 @@ K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
 K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
 LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
-SHOULDER_LIMIT = 0.5 * math.pi
+SHOULDER_LIMIT = 0.5 * math.pi  # shoulders turned from the pelvis at most, rad
+SHOULDER_RATE = 3.0         # the shoulders' turn from the pelvis changes at most, rad/s
+TURN_RATE = 6.0             # the heading the pelvis holds turns at most, rad/s
 WALL_NEAR = 0.5             # hips this near a wall (m per adult m) stop walking into it...
 WALL_STOP = 0.25            # ...and not at all this near
 
@@ -123,7 +125,7 @@ def motor_tick(nodes, rows, walls, dt):
      goal_speed, goal_stop, face, face_on, gaze, gaze_on, gaze_node, seat, crouch, bend,
      hand_mode, hand_target, hand_speed, walk_cmd, swing, swing_t, swing_T, swing_from,
      swing_to, kick, support, breath, arrived, heading, yaw_error, hand_dist, steps,
-     gaze_dir) = rows
+     gaze_dir, shoulder_turn) = rows
     wall_n, wall_off = walls
     for c in range(node.shape[0]):
         if mode[c] == PASSIVE:
@@ -139,23 +141,26 @@ def motor_tick(nodes, rows, walls, dt):
              foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
              swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], wall_n,
              wall_off, c, dt)
+        was = heading[c]
         _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
                  m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
-                 crouch[c], bend[c], support, heading, yaw_error, c, dt)
+                 crouch[c], bend[c], support, heading, yaw_error, shoulder_turn, c, dt)
         _head(pos, prev, acc, inv_mass, nd, head_len[c], walk_cmd[c], face[c], face_on[c],
               gaze[c], gaze_on[c], gaze_dir[c], dt)
         for k in range(2):
             if hand_mode[c, k] == HAND_DRIVE:
-                _hand(pos, prev, flags, move_target, move_time, nd, k, arm[c],
+                _hand(pos, flags, move_target, move_time, nd, k, arm[c],
                       hand_target[c, k, 0], hand_target[c, k, 1], hand_target[c, k, 2],
-                      hand_speed[c, k], False, hand_dist, c, dt)
+                      hand_speed[c, k], 0.0, 0.0, 0.0, hand_dist, c, dt)
             elif hand_mode[c, k] == HAND_PULL:
                 _pull_hand(pos, prev, acc, flags, nd, k, hand_target[c, k], hand_dist, c, dt)
             elif hand_mode[c, k] == HAND_CARRY:
-                gx, gy, gz = _in_shoulder_frame(pos, nd, k, arm[c], hand_target[c, k])
-                _hand(pos, prev, flags, move_target, move_time, nd, k, arm[c], gx, gy, gz,
-                      hand_speed[c, k], True, hand_dist, c, dt)
+                gx, gy, gz = _in_heading_frame(pos, nd, k, arm[c], hand_target[c, k],
+                                               heading[c])
+                px, py, pz = _in_heading_frame(prev, nd, k, arm[c], hand_target[c, k], was)
+                _hand(pos, flags, move_target, move_time, nd, k, arm[c], gx, gy, gz,
+                      hand_speed[c, k], gx - px, gy - py, gz - pz, hand_dist, c, dt)
         breath[c] += dt * 2.0 * math.pi * (0.25 + 0.15 * math.sqrt(
             walk_cmd[c, 0] ** 2 + walk_cmd[c, 2] ** 2))
 
@@ -221,8 +226,20 @@ def _along_walls(hx, hz, wx, wz, s, wall_n, wall_off):
 @kernel
 def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_support, mode, wv,
              face,
-             face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error, c, dt):
-    """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw."""
+             face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error,
+             shoulder_turn, c, dt):
+    """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw.
+
+    The heading the pelvis holds (``heading``) turns toward the facing or the walk direction
+    at up to :data:`TURN_RATE`: a walk set off the other way flipped it at once, and the
+    pelvis spun half round in 0.2 s, its arms and a carried doll with it.
+
+    The shoulders turn from the pelvis toward the gaze (square with the heading without one),
+    at most :data:`SHOULDER_LIMIT`; the turn they are held to (``shoulder_turn``) moves at
+    up to :data:`SHOULDER_RATE`, and a gaze behind is turned to over the shoulder they are
+    already turned toward. Held to the gaze's turn at once, they whipped round at 5 m/s in
+    one tick when a look-at switched sides behind the back (the target jumped 180 degrees),
+    a carried doll's hand with them, and a carrier's arm into its own trunk."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
     mg, cx, _, cz, vx, vy, vz = group_motion(pos, prev, inv_mass, pel, lh, rh, dt)
     if mg == 0.0:
@@ -272,21 +289,31 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
              bend * math.cos(heading[c]), torso, mg, cx, hip_y, cz, vx, vy, vz, dt)
     # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
     pel_yaw = yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
-    if face_on:
-        heading[c] = math.atan2(face[0], face[2])
-    elif speed > 0.15:
-        heading[c] = math.atan2(wv[0], wv[2])
     want = heading[c]  # standing still: hold the last heading
+    if face_on:
+        want = math.atan2(face[0], face[2])
+    elif speed > 0.15:
+        want = math.atan2(wv[0], wv[2])
+    step = TURN_RATE * dt
+    heading[c] = wrap_angle(heading[c] + min(max(wrap_angle(want - heading[c]), -step), step))
+    want = heading[c]
     yaw_error[c] = _twist(pos, prev, acc, inv_mass, lh, rh, want, K_YAW, D_YAW, dt)
-    shoulder_want = want
+    aim = wrap_angle(want - pel_yaw)
     if gaze_on:
         gx = gaze[0] - pos[nd[NECK], 0]
         gz = gaze[2] - pos[nd[NECK], 2]
         if gx * gx + gz * gz > 1e-6:
-            turn = wrap_angle(math.atan2(gx, gz) - pel_yaw)
-            shoulder_want = pel_yaw + min(max(turn, -SHOULDER_LIMIT), SHOULDER_LIMIT)
-    _twist(pos, prev, acc, inv_mass, nd[L_SHOULDER], nd[R_SHOULDER], shoulder_want, K_YAW,
-           D_YAW, dt)
+            aim = wrap_angle(math.atan2(gx, gz) - pel_yaw)
+    turned = shoulder_turn[c]
+    if aim - turned > math.pi:  # behind: over the shoulder already turned toward
+        aim -= 2.0 * math.pi
+    elif aim - turned < -math.pi:
+        aim += 2.0 * math.pi
+    aim = min(max(aim, -SHOULDER_LIMIT), SHOULDER_LIMIT)
+    step = SHOULDER_RATE * dt
+    shoulder_turn[c] = turned + min(max(aim - turned, -step), step)
+    _twist(pos, prev, acc, inv_mass, nd[L_SHOULDER], nd[R_SHOULDER],
+           pel_yaw + shoulder_turn[c], K_YAW, D_YAW, dt)
 
 
 @kernel
@@ -403,24 +430,24 @@ def _head(pos, prev, acc, inv_mass, nd, head_len, wv, face, face_on, gaze, gaze_
 
 
 @kernel
-def _hand(pos, prev, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, follow,
+def _hand(pos, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, mx, my, mz,
           hand_dist, c, dt):
     """Move hand ``k`` straight toward its target (clamped to the arm's reach from the
-    shoulder) at up to ``speed`` m/s; records the distance left to the unclamped target.
+    shoulder) at up to ``speed`` m/s, after moving it by ``(mx, my, mz)`` (m); records the
+    distance left to the unclamped target.
 
-    With ``follow`` (a pose held in the body's frame, HAND_CARRY) the speed is relative to
-    the shoulder, which the hand first follows by its displacement this tick: a kinematic
-    hand slower than its carrier falls behind and, immovable, holds the shoulder back (a
-    child running at 1.2 m/s with its doll at 1 m/s ran bent double)."""
+    A pose held in the body's frame (HAND_CARRY) moves with the body by the pose point's own
+    displacement this tick, the speed being relative to it: a kinematic hand slower than its
+    carrier falls behind and, immovable, holds the shoulder back (a child running at 1.2 m/s
+    with its doll at 1 m/s ran bent double); one that followed only the shoulder's
+    displacement stayed put as the carrier turned, swinging across its front, and its
+    forearm, held by the hand, shoved the trunk over (a child turning from its parent fell
+    with its doll)."""
     sh = nd[L_SHOULDER] if k == 0 else nd[R_SHOULDER]
     hd = nd[L_HAND] if k == 0 else nd[R_HAND]
-    bx = pos[hd, 0]
-    by = pos[hd, 1]
-    bz = pos[hd, 2]
-    if follow:
-        bx += pos[sh, 0] - prev[sh, 0]
-        by += pos[sh, 1] - prev[sh, 1]
-        bz += pos[sh, 2] - prev[sh, 2]
+    bx = pos[hd, 0] + mx
+    by = pos[hd, 1] + my
+    bz = pos[hd, 2] + mz
     ox = tx - pos[sh, 0]
     oy = ty - pos[sh, 1]
     oz = tz - pos[sh, 2]
@@ -450,27 +477,28 @@ def _hand(pos, prev, flags, move_target, move_time, nd, k, arm, tx, ty, tz, spee
 
 
 @kernel
-def _in_shoulder_frame(pos, nd, k, arm, local):
-    """World point of ``local`` (right, up, forward; arm lengths) from shoulder ``k``, in the
-    frame of the shoulder line and the vertical (forward level).
+def _in_heading_frame(pos, nd, k, arm, local, h):
+    """World point of ``local`` (right, up, forward; arm lengths) from shoulder ``k``'s place
+    in the frame of heading ``h`` (rad about +y) and the vertical: the shoulder's place is
+    half the shoulders' width to its side of their middle, along the heading's right.
 
-    Not the upper spine's frame: a pose below the shoulder held in it swings back and down
-    as the trunk pitches forward, and the kinematic hand following it pulls the shoulders
+    Level: a pose below the shoulder held in the upper spine's frame swings back and down as
+    the trunk pitches forward, and the kinematic hand following it pulls the shoulders
     further down (a child carrying its doll ran with its trunk 45-89 degrees from vertical
-    in a fifth of its frames)."""
+    in a fifth of its frames). The heading the pelvis holds, not the shoulder line: the
+    shoulders swing 40 degrees either way with a running child's strides, 10 rad/s, and a
+    hand held in their frame flung the doll it carried at 6-8 m/s."""
     ls, rs = nd[L_SHOULDER], nd[R_SHOULDER]
-    fx = -(pos[ls, 2] - pos[rs, 2])  # forward = left x up, up = +y
-    fz = pos[ls, 0] - pos[rs, 0]
-    fl = math.sqrt(fx * fx + fz * fz)
-    sh = ls if k == 0 else rs
-    if fl < 1e-9:
-        return pos[sh, 0], pos[sh, 1], pos[sh, 2]
-    fx /= fl
-    fz /= fl
+    fx = math.sin(h)
+    fz = math.cos(h)
+    wx = pos[ls, 0] - pos[rs, 0]
+    wz = pos[ls, 2] - pos[rs, 2]
+    side = 0.5 * math.sqrt(wx * wx + wz * wz) / arm * (-1.0 if k == 0 else 1.0)
     # right = forward x up = (-fz, 0, fx)
-    return (pos[sh, 0] + arm * (-local[0] * fz + local[2] * fx),
-            pos[sh, 1] + arm * local[1],
-            pos[sh, 2] + arm * (local[0] * fx + local[2] * fz))
+    r = side + local[0]
+    return (0.5 * (pos[ls, 0] + pos[rs, 0]) + arm * (-r * fz + local[2] * fx),
+            pos[ls if k == 0 else rs, 1] + arm * local[1],
+            0.5 * (pos[ls, 2] + pos[rs, 2]) + arm * (r * fx + local[2] * fz))
 
 
 @kernel

@@ -36,8 +36,9 @@ HAND_PULL = 2
 """The hand is pulled toward ``hand_target`` by a spring force: it slides around what it
 meets instead of shoving it (wrapping the arms round someone)."""
 HAND_CARRY = 3
-"""Like HAND_DRIVE, but ``hand_target`` is in the shoulders' frame (right, up, forward) in arm
-lengths from that side's shoulder: a pose the arm keeps as the body moves (carrying)."""
+"""Like HAND_DRIVE, but ``hand_target`` is in the frame of the heading the pelvis holds and the
+vertical (right, up, forward), in arm lengths from that side's shoulder: a pose the arm keeps
+as the body moves and turns (carrying)."""
 
 MOTOR_COLUMNS = {
     "body": model(np.int64, (), -1),
@@ -87,6 +88,7 @@ MOTOR_COLUMNS = {
     "steps": state(np.int64, ()),                  # steps taken
     "skate": state(np.float64, ()),                # planted-foot slide accumulated, m
     "gaze_dir": state(np.float64, (3,)),           # where the face points (unit)
+    "shoulder_turn": state(np.float64, ()),        # shoulders' aimed turn from the pelvis, rad
 }
 """Motor table columns (see the comments for units); a row per character. The build is the
 motor's model (read-only in the kernel), the commands' targets its control, the gait's phase
@@ -153,3 +155,4 @@ class MotorRows(NamedTuple):
     hand_dist: np.ndarray
     steps: np.ndarray
     gaze_dir: np.ndarray
+    shoulder_turn: np.ndarray
