@@ -108,3 +108,22 @@ def test_limp_collapses_and_stand_recovers_control():
     world.run(seconds=2.0)
     assert not kid.upright and kid.mode == "limp"
     assert kid.walk_to((1, 0, 0)).status == "failed"
+
+
+def test_shoulders_turn_to_a_gaze_behind_without_whipping_round():
+    """A gaze that crosses from behind one shoulder to behind the other moved the shoulders'
+    target 180 degrees at once: they whipped round at 4.9 m/s. They turn over the shoulder
+    they are already turned toward, at a limited rate."""
+    world = twig.World(seed=0)
+    kid = world.add_humanoid("kid", position=(0.0, 0.0, 0.0), preset="child")
+    world.run(1.0)
+    recording = world.record()
+    for at in ((-0.3, 1.0, -3.0), (0.3, 1.0, -3.0), (-0.3, 1.0, -3.0)):
+        kid.look_at(at)
+        world.run(1.0)
+    pos = recording.arrays()["pos"][:, [kid.node("l_shoulder"), kid.node("r_shoulder")]]
+    speed = np.linalg.norm(np.diff(pos, axis=0), axis=2).max() / recording.dt
+    assert speed < 1.5, speed
+    # It does turn toward what it looks at, over its shoulder (at most 90 degrees).
+    left = kid.node_position("l_shoulder") - kid.node_position("r_shoulder")
+    assert abs(math.degrees(math.atan2(-left[2], left[0]))) > 60.0

@@ -76,8 +76,8 @@ K_HAND, D_HAND = 250.0, 25.0     # a pulled hand's spring
 K_LEVEL, D_LEVEL = 150.0, 15.0   # hips held level
 LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, m per adult m
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
-SHOULDER_LIMIT = 0.5 * math.pi  # shoulders turned from the pelvis at most, rad
-SHOULDER_RATE = 3.0         # the shoulders' turn from the pelvis changes at most, rad/s
+SHOULDER_LIMIT = 0.5 * math.pi  # shoulders turned from the heading at most, rad
+SHOULDER_RATE = 3.0         # the shoulders' turn from the heading changes at most, rad/s
 TURN_RATE = 6.0             # the heading the pelvis holds turns at most, rad/s
 WALL_NEAR = 0.5             # hips this near a wall (m per adult m) stop walking into it...
 WALL_STOP = 0.25            # ...and not at all this near
@@ -141,7 +141,7 @@ def motor_tick(nodes, rows, walls, dt):
              foot_r[c], mode[c], walk_cmd[c], seat[c], swing[c], swing_t[c], swing_T[c],
              swing_from[c], swing_to[c], kick[c], support, steps, hand_mode[c], wall_n,
              wall_off, c, dt)
-        was = heading[c]
+        was = heading[c] + shoulder_turn[c]
         _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
                  m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
@@ -157,7 +157,7 @@ def motor_tick(nodes, rows, walls, dt):
                 _pull_hand(pos, prev, acc, flags, nd, k, hand_target[c, k], hand_dist, c, dt)
             elif hand_mode[c, k] == HAND_CARRY:
                 gx, gy, gz = _in_heading_frame(pos, nd, k, arm[c], hand_target[c, k],
-                                               heading[c])
+                                               heading[c] + shoulder_turn[c])
                 px, py, pz = _in_heading_frame(prev, nd, k, arm[c], hand_target[c, k], was)
                 _hand(pos, flags, move_target, move_time, nd, k, arm[c], gx, gy, gz,
                       hand_speed[c, k], gx - px, gy - py, gz - pz, hand_dist, c, dt)
@@ -234,12 +234,12 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
     at up to :data:`TURN_RATE`: a walk set off the other way flipped it at once, and the
     pelvis spun half round in 0.2 s, its arms and a carried doll with it.
 
-    The shoulders turn from the pelvis toward the gaze (square with the heading without one),
-    at most :data:`SHOULDER_LIMIT`; the turn they are held to (``shoulder_turn``) moves at
-    up to :data:`SHOULDER_RATE`, and a gaze behind is turned to over the shoulder they are
-    already turned toward. Held to the gaze's turn at once, they whipped round at 5 m/s in
-    one tick when a look-at switched sides behind the back (the target jumped 180 degrees),
-    a carried doll's hand with them, and a carrier's arm into its own trunk."""
+    The shoulders are held square with that heading, or turned from it toward the gaze, at
+    most :data:`SHOULDER_LIMIT`; their turn (``shoulder_turn``) changes at up to
+    :data:`SHOULDER_RATE`, and a gaze behind is turned to over the shoulder they are already
+    turned toward. Turned to the gaze at once, they whipped round at 5 m/s in one tick when
+    a look-at switched sides behind the back (the target jumped 180 degrees), a carried
+    doll's hand with them, and a carrier's arm into its own trunk."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
     mg, cx, _, cz, vx, vy, vz = group_motion(pos, prev, inv_mass, pel, lh, rh, dt)
     if mg == 0.0:
@@ -288,7 +288,6 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
     _upright(pos, prev, acc, inv_mass, nd, s, wv, bend * math.sin(heading[c]),
              bend * math.cos(heading[c]), torso, mg, cx, hip_y, cz, vx, vy, vz, dt)
     # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
-    pel_yaw = yaw_of(pos[lh, 0] - pos[rh, 0], pos[lh, 2] - pos[rh, 2])
     want = heading[c]  # standing still: hold the last heading
     if face_on:
         want = math.atan2(face[0], face[2])
@@ -298,12 +297,12 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
     heading[c] = wrap_angle(heading[c] + min(max(wrap_angle(want - heading[c]), -step), step))
     want = heading[c]
     yaw_error[c] = _twist(pos, prev, acc, inv_mass, lh, rh, want, K_YAW, D_YAW, dt)
-    aim = wrap_angle(want - pel_yaw)
+    aim = 0.0
     if gaze_on:
         gx = gaze[0] - pos[nd[NECK], 0]
         gz = gaze[2] - pos[nd[NECK], 2]
         if gx * gx + gz * gz > 1e-6:
-            aim = wrap_angle(math.atan2(gx, gz) - pel_yaw)
+            aim = wrap_angle(math.atan2(gx, gz) - want)
     turned = shoulder_turn[c]
     if aim - turned > math.pi:  # behind: over the shoulder already turned toward
         aim -= 2.0 * math.pi
@@ -312,8 +311,8 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
     aim = min(max(aim, -SHOULDER_LIMIT), SHOULDER_LIMIT)
     step = SHOULDER_RATE * dt
     shoulder_turn[c] = turned + min(max(aim - turned, -step), step)
-    _twist(pos, prev, acc, inv_mass, nd[L_SHOULDER], nd[R_SHOULDER],
-           pel_yaw + shoulder_turn[c], K_YAW, D_YAW, dt)
+    _twist(pos, prev, acc, inv_mass, nd[L_SHOULDER], nd[R_SHOULDER], want + shoulder_turn[c],
+           K_YAW, D_YAW, dt)
 
 
 @kernel
@@ -488,17 +487,13 @@ def _in_heading_frame(pos, nd, k, arm, local, h):
     in a fifth of its frames). The heading the pelvis holds, not the shoulder line: the
     shoulders swing 40 degrees either way with a running child's strides, 10 rad/s, and a
     hand held in their frame flung the doll it carried at 6-8 m/s."""
-    ls, rs = nd[L_SHOULDER], nd[R_SHOULDER]
+    sh = nd[L_SHOULDER] if k == 0 else nd[R_SHOULDER]
     fx = math.sin(h)
     fz = math.cos(h)
-    wx = pos[ls, 0] - pos[rs, 0]
-    wz = pos[ls, 2] - pos[rs, 2]
-    side = 0.5 * math.sqrt(wx * wx + wz * wz) / arm * (-1.0 if k == 0 else 1.0)
     # right = forward x up = (-fz, 0, fx)
-    r = side + local[0]
-    return (0.5 * (pos[ls, 0] + pos[rs, 0]) + arm * (-r * fz + local[2] * fx),
-            pos[ls if k == 0 else rs, 1] + arm * local[1],
-            0.5 * (pos[ls, 2] + pos[rs, 2]) + arm * (r * fx + local[2] * fz))
+    return (pos[sh, 0] + arm * (-local[0] * fz + local[2] * fx),
+            pos[sh, 1] + arm * local[1],
+            pos[sh, 2] + arm * (local[0] * fx + local[2] * fz))
 
 
 @kernel
