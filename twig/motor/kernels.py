@@ -8,7 +8,8 @@ Horswill 2009, section VII. All control is in Cartesian space on the nodes:
   pelvis the walk velocity, or centre it over the feet when standing; the shoulders are held
   over the pelvis, leaning into the walk, by forces with equal and opposite reactions on the
   pelvis; the pelvis turns toward the walk direction and the shoulders toward the gaze (never
-  more than 90 degrees from the pelvis) by opposite forces on opposite sides.
+  more than 90 degrees from the heading, turning at a limited rate) by opposite forces on
+  opposite sides.
 - **Gait** (VII.D): when a planted foot trails far enough behind its hip (or is out of place
   while standing or turning), it makes a ballistic step (a kinematic arc with clearance) to a
   point ahead along the walk velocity, then locks where it lands. Stride and cadence grow with
@@ -477,16 +478,17 @@ def _hand(pos, flags, move_target, move_time, nd, k, arm, tx, ty, tz, speed, mx,
 
 @kernel
 def _in_heading_frame(pos, nd, k, arm, local, h):
-    """World point of ``local`` (right, up, forward; arm lengths) from shoulder ``k``'s place
-    in the frame of heading ``h`` (rad about +y) and the vertical: the shoulder's place is
-    half the shoulders' width to its side of their middle, along the heading's right.
+    """World point of ``local`` (right, up, forward; arm lengths) from shoulder ``k``, in the
+    frame of heading ``h`` (rad about +y; the shoulders' aimed heading: the pelvis's plus
+    their turn toward the gaze) and the vertical.
 
     Level: a pose below the shoulder held in the upper spine's frame swings back and down as
     the trunk pitches forward, and the kinematic hand following it pulls the shoulders
     further down (a child carrying its doll ran with its trunk 45-89 degrees from vertical
-    in a fifth of its frames). The heading the pelvis holds, not the shoulder line: the
-    shoulders swing 40 degrees either way with a running child's strides, 10 rad/s, and a
-    hand held in their frame flung the doll it carried at 6-8 m/s."""
+    in a fifth of its frames). The aimed heading, not the shoulder line's: the shoulders
+    swing with a running child's strides, and a hand held in their frame flings the doll
+    it carries.
+    """
     sh = nd[L_SHOULDER] if k == 0 else nd[R_SHOULDER]
     fx = math.sin(h)
     fz = math.cos(h)
