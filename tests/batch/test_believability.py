@@ -73,6 +73,13 @@ def test_a_check_job_measures_the_run_and_writes_its_json():
     assert metrics["falls"] == 0 and metrics["hugs"] == 0
     assert metrics["child_lean_pct"] is None   # no child in the scene
     assert metrics["home_cycles"] is None
+    assert metrics["prop_speed_ms"] is None and metrics["prop_t"] is None  # no prop
+
+
+def test_the_fastest_prop_node_is_named_with_its_time():
+    metrics = run_job(check_jobs(["office"], [0], 1.0)[0]).row["check"]["metrics"]
+    assert metrics["prop_node"].startswith(metrics["prop"] + "/")
+    assert 0.0 < metrics["prop_t"] <= 1.0 + 1e-9 and metrics["prop_speed_ms"] > 0.0
 
 
 def test_twig_check_exits_1_when_a_threshold_is_crossed(tmp_path, capsys):
