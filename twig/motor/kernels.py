@@ -79,7 +79,7 @@ LEAN = 0.04                 # shoulders ahead of the pelvis per m/s of walking, 
 ACCEL_WALK = 3.0            # how fast the followed walk velocity changes, m/s^2
 SHOULDER_LIMIT = 0.5 * math.pi  # shoulders turned from the heading at most, rad
 SHOULDER_RATE = 3.0         # the shoulders' turn from the heading changes at most, rad/s
-TURN_RATE = 6.0             # the heading the pelvis holds turns at most, rad/s
+CARRY_TURN_RATE = 6.0       # the heading of a character carrying something turns at most, rad/s
 WALL_NEAR = 0.5             # hips this near a wall (m per adult m) stop walking into it...
 WALL_STOP = 0.25            # ...and not at all this near
 
@@ -146,7 +146,8 @@ def motor_tick(nodes, rows, walls, dt):
         _posture(pos, prev, acc, inv_mass, flags, nd, s, leg[c], torso[c], foot_r[c],
                  m_support[c],
                  mode[c], walk_cmd[c], face[c], face_on[c], gaze[c], gaze_on[c], seat[c],
-                 crouch[c], bend[c], support, heading, yaw_error, shoulder_turn, c, dt)
+                 crouch[c], bend[c], support, heading, yaw_error, shoulder_turn,
+                 hand_mode[c, 0] == HAND_CARRY or hand_mode[c, 1] == HAND_CARRY, c, dt)
         _head(pos, prev, acc, inv_mass, nd, head_len[c], walk_cmd[c], face[c], face_on[c],
               gaze[c], gaze_on[c], gaze_dir[c], dt)
         for k in range(2):
@@ -228,19 +229,22 @@ def _along_walls(hx, hz, wx, wz, s, wall_n, wall_off):
 def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_support, mode, wv,
              face,
              face_on, gaze, gaze_on, seat, crouch, bend, support, heading, yaw_error,
-             shoulder_turn, c, dt):
+             shoulder_turn, carrying, c, dt):
     """Horswill VII.B: standing height, pelvis velocity or centring, upright torso, yaw.
 
-    The heading the pelvis holds (``heading``) turns toward the facing or the walk direction
-    at up to :data:`TURN_RATE`: a walk set off the other way flipped it at once, and the
-    pelvis spun half round in 0.2 s, its arms and a carried doll with it.
+    The heading the pelvis holds (``heading``) is the facing or the walk direction; while
+    ``carrying`` (a hand holds a carry pose) it turns toward it at up to
+    :data:`CARRY_TURN_RATE`: a walk set off the other way flipped it at once, and the
+    pelvis spun half round in 0.2 s, the arms and a carried doll with it (the carry pose
+    turns with the heading).
 
     The shoulders are held square with that heading, or turned from it toward the gaze, at
-    most :data:`SHOULDER_LIMIT`; their turn (``shoulder_turn``) changes at up to
-    :data:`SHOULDER_RATE`, and a gaze behind is turned to over the shoulder they are already
-    turned toward. Turned to the gaze at once, they whipped round at 5 m/s in one tick when
-    a look-at switched sides behind the back (the target jumped 180 degrees), a carried
-    doll's hand with them, and a carrier's arm into its own trunk."""
+    most :data:`SHOULDER_LIMIT` (kept on the gaze as the heading turns under them); their
+    turn toward a new gaze or back (``shoulder_turn``) goes at up to :data:`SHOULDER_RATE`,
+    and a gaze behind is turned to over the shoulder they are already turned toward. Turned
+    to the gaze at once, they whipped round at 5 m/s in one tick when a look-at switched
+    sides behind the back (the target jumped 180 degrees), a carried doll's hand with them,
+    and a carrier's arm into its own trunk."""
     pel, lh, rh = nd[PELVIS], nd[L_HIP], nd[R_HIP]
     mg, cx, _, cz, vx, vy, vz = group_motion(pos, prev, inv_mass, pel, lh, rh, dt)
     if mg == 0.0:
@@ -289,22 +293,26 @@ def _posture(pos, prev, acc, inv_mass, flags, nd, s, leg, torso, foot_r, m_suppo
     _upright(pos, prev, acc, inv_mass, nd, s, wv, bend * math.sin(heading[c]),
              bend * math.cos(heading[c]), torso, mg, cx, hip_y, cz, vx, vy, vz, dt)
     # Yaw: pelvis toward the facing or walk direction; shoulders toward the gaze.
-    want = heading[c]  # standing still: hold the last heading
+    was = heading[c]
+    want = was  # standing still: hold the last heading
     if face_on:
         want = math.atan2(face[0], face[2])
     elif speed > 0.15:
         want = math.atan2(wv[0], wv[2])
-    step = TURN_RATE * dt
-    heading[c] = wrap_angle(heading[c] + min(max(wrap_angle(want - heading[c]), -step), step))
-    want = heading[c]
+    if carrying:
+        step = CARRY_TURN_RATE * dt
+        want = wrap_angle(was + min(max(wrap_angle(want - was), -step), step))
+    heading[c] = want
     yaw_error[c] = _twist(pos, prev, acc, inv_mass, lh, rh, want, K_YAW, D_YAW, dt)
     aim = 0.0
+    turned = shoulder_turn[c]
     if gaze_on:
         gx = gaze[0] - pos[nd[NECK], 0]
         gz = gaze[2] - pos[nd[NECK], 2]
         if gx * gx + gz * gz > 1e-6:
             aim = wrap_angle(math.atan2(gx, gz) - want)
-    turned = shoulder_turn[c]
+            # Still on the gaze as the heading turns under them.
+            turned = min(max(turned - wrap_angle(want - was), -SHOULDER_LIMIT), SHOULDER_LIMIT)
     if aim - turned > math.pi:  # behind: over the shoulder already turned toward
         aim -= 2.0 * math.pi
     elif aim - turned < -math.pi:
