@@ -75,3 +75,22 @@ def test_a_parent_stands_while_its_child_docks_for_a_hug(seed):
         lowest = min(lowest, parent.node_position("head")[1])
     assert hug.succeeded, hug.reason
     assert lowest > 0.9 * standing
+
+
+def test_a_hand_held_on_the_parents_front_goes_round_its_side():
+    """The playground at seed 4: the kid, doll in its left hand, docks for its first hug at
+    27.5 s. Its free right hand, pulled straight for the parent's back, met the parent's belly
+    and stayed pressed on it 8 cm in front of the spine; the hug failed after 12 s (and the
+    kid made 2 home-base cycles in 180 s). Now that hand goes round the parent's side and the
+    hug joins, with both hands round the parent's trunk."""
+    world = twig.load_scene("playground", seed=4)
+    kid, parent = world.body("kid"), world.body("parent")
+    status, around = [], None
+    world.events.subscribe(lambda e: status.append(e["status"]), types={"hug"})
+    while world.time < 45.0 and "end" not in status:
+        world.step()
+        if around is None and "joined" in status:
+            around = _off_trunk(kid, parent)  # the tick it joined
+    # Before the fix: start, end (failed at 39.5 s, "could not hug parent within 12 s").
+    assert status == ["start", "joined", "end"]
+    assert around <= REACH

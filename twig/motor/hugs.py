@@ -32,6 +32,10 @@ LOST = 0.3
 """A joined hug whose hands are farther than this from the partner's trunk ..."""
 LOST_AFTER = 0.1
 """... for this many seconds has lost its hold: the hands part and it docks again."""
+STUCK = 1.0
+"""Seconds a closing hand in front of the partner's spine may come no nearer its place
+behind it before it goes round the partner's side again."""
+HANDS = ("l_hand", "r_hand")
 REDOCK = 4.0
 """Seconds a hug that lost its hold has to join again before it ends, failed."""
 
@@ -53,6 +57,7 @@ class Hug(ArmTask):
         self.best_gap = np.inf
         self.closing = 0.0
         self.wrapping = 0.0
+        self._reset_rounding()
         self.join: Link | None = None
         self.away = 0.0  # seconds the joined hands have been off the partner's trunk
         self.redock_by = np.inf  # when a hug that lost its hold must have joined again
@@ -122,9 +127,10 @@ class Hug(ArmTask):
             # the partner instead of shoving it away.
             radius = 0.1 * self.partner.world.body_record(self.partner.id).meta.get(
                 "scale", 1.0) + 0.05
+            sides = [torso + ahead * 0.3 * radius + sign * side * (radius + 0.05)
+                     for sign in (1.0, -1.0)]
             if self.phase == "wrap":
-                targets = [torso + ahead * 0.3 * radius + sign * side * (radius + 0.05)
-                           for sign in (1.0, -1.0)]
+                targets = sides
                 self.wrapping += self.who.world.dt
                 # Round the sides (or as far as they get in a second and a half: a hand
                 # that holds a doll is slowed by it): now behind.
@@ -134,8 +140,43 @@ class Hug(ArmTask):
             else:
                 targets = [torso + ahead * radius + sign * side * 0.005
                            for sign in (1.0, -1.0)]
+                if self.phase == "close":
+                    targets = self._round_the_sides(targets, sides, torso, ahead)
             for s, point in zip(("left", "right"), targets, strict=True):
                 self.drive(s, point, mode=HAND_PULL)
+
+    def _round_the_sides(self, behind: list[np.ndarray], sides: list[np.ndarray],
+                         torso: np.ndarray, ahead: np.ndarray) -> list[np.ndarray]:
+        """Where each closing hand goes (m): behind the partner, or, for a hand held on the
+        partner's front, round its side first.
+
+        Pulled straight for its place behind the partner, a hand still in front of the
+        partner's spine may meet the belly and stay pressed on it, short of the back (the
+        playground at seed 4, t = 28-39.5 s: the kid's free hand 8 cm in front of the
+        parent's spine for 11 s, the hug failed). A hand in front that has come no nearer
+        (5 mm) in :data:`STUCK` s goes back to the partner's side (the wrap's place), and
+        from there, once it is there or nearer by no more than 5 mm in half a second,
+        behind again."""
+        dt = self.who.world.dt
+        for k in range(2):
+            point = sides[k] if self.rounding[k] else behind[k]
+            gap = float(np.linalg.norm(self.who.node_position(HANDS[k]) - point))
+            self.still[k] = self.still[k] + dt if gap > self.nearest[k] - 0.005 else 0.0
+            self.nearest[k] = min(self.nearest[k], gap)
+            if self.rounding[k]:
+                turn = gap < 0.08 or self.still[k] > 0.5
+            else:
+                turn = (self.still[k] > STUCK
+                        and (self.who.node_position(HANDS[k]) - torso) @ ahead < 0.0)
+            if turn:
+                self.rounding[k] = not self.rounding[k]
+                self.still[k], self.nearest[k] = 0.0, np.inf
+        return [sides[k] if self.rounding[k] else behind[k] for k in range(2)]
+
+    def _reset_rounding(self) -> None:
+        self.rounding = [False, False]  # per hand: going round the partner's side again
+        self.still = [0.0, 0.0]  # seconds the hand has come no nearer its place
+        self.nearest = [np.inf, np.inf]
 
     def check(self) -> None:
         super().check()
@@ -192,6 +233,7 @@ class Hug(ArmTask):
         self.phase = "approach"
         self.best_gap = np.inf
         self.closing = self.wrapping = 0.0
+        self._reset_rounding()
         self.redock_by = self.elapsed + REDOCK
         self.walk = self.who.walk_to(self.partner, distance=0.1 * self.who.scale + 0.12,
                                      speed=1.5)
