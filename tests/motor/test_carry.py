@@ -33,16 +33,22 @@ def test_a_child_runs_upright_with_its_doll():
     assert np.mean(np.array(doll_low) > 0.03) > 0.9
 
 
-def test_a_carried_doll_does_not_whirl_round_the_hand():
-    """Hung from a point, the doll whirled round the running child's hand (its far hand at
-    8-11 m/s in the playground); the hand steadies it, and its limbs still flop."""
+def _carrying_kid():
+    """A child holding its doll in the left hand, 2 s after taking it, and a recording of what
+    follows: (world, child, doll, recording)."""
     world = twig.World(seed=0)
     kid = world.add_humanoid("kid", position=(0.9, 0.0, 0.5), preset="child")
     doll = world.add_doll("doll", position=(1.15, 0.0, 0.75), lying=True)
     held = kid.hold("doll", hand="left")
     world.run(2.0)
     assert held.succeeded
-    recording = world.record()
+    return world, kid, doll, world.record()
+
+
+def test_a_carried_doll_does_not_whirl_round_the_hand():
+    """Hung from a point, the doll whirled round the running child's hand (its far hand at
+    8-11 m/s in the playground); the hand steadies it, and its limbs still flop."""
+    world, kid, doll, recording = _carrying_kid()
     # Runs and stops dead, turning sharply each time (what throws a hung doll about).
     for heading in ((0.0, 0.0, 2.5), (2.5, 0.0, 0.0), (0.0, 0.0, -2.5), (-2.5, 0.0, 0.0)):
         kid.walk(heading)
@@ -66,13 +72,7 @@ def _turning_with_the_doll(speed: float, look_back: bool) -> tuple[float, float]
     """A child carrying its doll runs at ``speed`` (m/s) and turns round and across four
     times, glancing back over either shoulder if ``look_back``: the doll's fastest node
     (m/s, tick to tick) and the child's lowest head (m)."""
-    world = twig.World(seed=0)
-    kid = world.add_humanoid("kid", position=(0.9, 0.0, 0.5), preset="child")
-    doll = world.add_doll("doll", position=(1.15, 0.0, 0.75), lying=True)
-    held = kid.hold("doll", hand="left")
-    world.run(2.0)
-    assert held.succeeded
-    recording = world.record()
+    world, kid, doll, recording = _carrying_kid()
     heads = []
     for way in ((0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 0, 1)):
         kid.walk(tuple(speed * np.array(way)))
