@@ -20,6 +20,13 @@ STILL = 0.05
 """Walk vectors slower than this (m/s) become a stop."""
 RECOMMAND = 0.02
 """A new walk vector is sent only when it differs from the commanded one by this (m/s)."""
+KICK_NEAR = 0.6
+"""Farther than its stop distance by up to this (m), a child that has not got closer for
+``KICK_WAIT`` seconds starts its kick from there: the kick walks the last steps itself. The
+field's repulsion from a character standing by the ball (a ball at the parent's feet) kept
+two children circling it for 80 s."""
+KICK_WAIT = 3.0
+"""Seconds near a ball without reaching it before the kick starts from there (s)."""
 
 
 def walk(agent: Agent, velocity: np.ndarray) -> None:
@@ -113,6 +120,7 @@ class Approach(Behavior):
         self.contact_key: tuple[str, str] | None = None
         self.last_contact: Action | None = None
         self.retry_at = -math.inf
+        self.near_since = math.inf
 
     def activation(self, agent: Agent) -> float:
         r = agent.request
@@ -142,7 +150,19 @@ class Approach(Behavior):
         """Follow the field's walk vector, or start the contact command once within reach
         (called by the system after the vectorised field evaluation)."""
         r = agent.request
-        if r.contact is not None and gap <= r.distance + r.within and now >= self.retry_at:
+        reach = r.distance + r.within
+        if r.contact == "kick":
+            if gap > reach + KICK_NEAR:
+                self.near_since = math.inf
+            else:
+                self.near_since = min(self.near_since, now)
+                if now - self.near_since >= KICK_WAIT:
+                    reach = gap
+        if r.contact is not None and gap <= reach and now >= self.retry_at:
+            self.near_since = math.inf
+            if r.contact == "kick" and _kicked_by_another(agent, r.target):
+                walk(agent, velocity)  # its turn comes when the other's kick is over
+                return
             walk(agent, np.zeros(3))
             command = getattr(agent.character, r.contact)
             self.contact = command(r.target, **(r.options or {}))
@@ -162,6 +182,21 @@ class Approach(Behavior):
         if kind in ("hug", "grapple", "reach"):
             agent.character.release("both" if kind != "reach" else "right")
         self.last_contact, self.contact, self.contact_key = self.contact, None, None
+
+
+def _kicked_by_another(agent: Agent, target: str) -> bool:
+    """Whether another agent's kick of ``target`` is under way: children take turns at the
+    ball (two kicking at once ran into each other, and a child on its kicking leg was
+    shoved over by the other's arm)."""
+    for other in agent.system.agents:
+        if other is agent:
+            continue
+        for level in other.levels:
+            for b in level.behaviors:
+                if (isinstance(b, Approach) and b.contact_key == (target, "kick")
+                        and b.contact is not None and not b.contact.done):
+                    return True
+    return False
 
 
 class SitDown(Behavior):
