@@ -16,7 +16,7 @@ from twig.action import Action
 from twig.bodies.frames import cross3
 from twig.motor.arms import SIDES, ArmTask, Filter, reach_forward
 from twig.motor.grips import closing_link
-from twig.motor.state import HAND_CARRY, HAND_FREE, HAND_PULL
+from twig.motor.state import HAND_CARRY, HAND_FREE, HAND_PULL, HAND_STRIKE
 from twig.physics import Body, Link
 
 if TYPE_CHECKING:
@@ -321,11 +321,6 @@ def _arm_volumes(body: Body) -> np.ndarray:
     return np.flatnonzero(on_arm & ~shoulders)
 
 
-STRIKE = 5.0
-"""Speed of a grappling fist, m/s (a child's punch): the fist is a set-point move, immovable,
-so what it strikes moves at up to its speed; at 8 m/s a struck child carrying its doll was
-knocked at 8 m/s and flung the doll at 7.8 m/s."""
-
 class Grapple(ArmTask):
     """Close in on the opponent and, once within arm's length, bash it with alternating
     hands (Horswill VII.C "Grappling"): it looks like shoving or wrestling and hurts."""
@@ -351,7 +346,8 @@ class Grapple(ArmTask):
         beat = int(self.engaged / 0.35) % 2  # punch with one hand, pull back the other
         for k, side in enumerate(self.hands):
             if k == beat:
-                self.drive(side, them + 0.4 * (them - me) / max(gap, 1e-6), speed=STRIKE)
+                self.drive(side, them + 0.4 * (them - me) / max(gap, 1e-6), speed=8.0,
+                           mode=HAND_STRIKE)
             else:
                 self.drive(side, reach_forward(self.who, side) * 0.5
                            + self.who.node_position(f"{side[0]}_shoulder") * 0.5, speed=3.5)

@@ -43,6 +43,7 @@ from twig.motor.state import (
     HAND_CARRY,
     HAND_DRIVE,
     HAND_PULL,
+    HAND_STRIKE,
     HEAD,
     L_FOOT,
     L_HAND,
@@ -57,7 +58,7 @@ from twig.motor.state import (
     R_SHOULDER,
     SIT,
 )
-from twig.physics.flags import MOVING
+from twig.physics.flags import MOVING, YIELDING
 from twig.physics.hot import kernel
 
 GRAVITY = 9.81
@@ -151,7 +152,12 @@ def motor_tick(nodes, rows, walls, dt):
         _head(pos, prev, acc, inv_mass, nd, head_len[c], walk_cmd[c], face[c], face_on[c],
               gaze[c], gaze_on[c], gaze_dir[c], dt)
         for k in range(2):
-            if hand_mode[c, k] == HAND_DRIVE:
+            hd = nd[L_HAND] if k == 0 else nd[R_HAND]
+            if hand_mode[c, k] == HAND_STRIKE:
+                flags[hd] |= YIELDING
+            else:
+                flags[hd] &= ~YIELDING
+            if hand_mode[c, k] == HAND_DRIVE or hand_mode[c, k] == HAND_STRIKE:
                 _hand(pos, flags, move_target, move_time, nd, k, arm[c],
                       hand_target[c, k, 0], hand_target[c, k, 1], hand_target[c, k, 2],
                       hand_speed[c, k], 0.0, 0.0, 0.0, hand_dist, c, dt)

@@ -39,6 +39,10 @@ HAND_CARRY = 3
 """Like HAND_DRIVE, but ``hand_target`` is in the frame of the heading the pelvis holds and the
 vertical (right, up, forward), in arm lengths from that side's shoulder: a pose the arm keeps
 as the body moves and turns (carrying)."""
+HAND_STRIKE = 4
+"""Like HAND_DRIVE, but the fist gives way to the character it strikes (the node's
+:data:`~twig.physics.flags.YIELDING` flag): a blow moves the struck body by what the
+fist's mass can, not at the fist's speed."""
 
 MOTOR_COLUMNS = {
     "body": model(np.int64, (), -1),
