@@ -346,7 +346,7 @@ class Grapple(ArmTask):
         beat = int(self.engaged / 0.35) % 2  # punch with one hand, pull back the other
         for k, side in enumerate(self.hands):
             if k == beat:
-                self.drive(side, them + 0.4 * (them - me) / max(gap, 1e-6), speed=8.0,
+                self.drive(side, them + 0.1 * (them - me) / max(gap, 1e-6), speed=8.0,
                            mode=HAND_STRIKE)
             else:
                 self.drive(side, reach_forward(self.who, side) * 0.5

@@ -32,9 +32,10 @@ sets it on its characters, whose driven (immovable) hands and feet and whose con
 a partner fight their short links."""
 
 YIELDING = 128
-"""A set-point node that gives way to other characters: in a capsule contact with a STIFF node
-of another body it keeps its true inverse mass instead of counting as immovable (a fist
-struck at 8 m/s, immovable, knocked a child at 8 m/s, and the doll it carried flew at
-7.8 m/s). The impact energy still counts it as driven, so the blow hurts as before
-(``capsules._first_touch``). The motor sets it on striking hands (``HAND_STRIKE``); it
-matters only while the node is MOVING."""
+"""A set-point node that gives way to characters: in a capsule contact with a STIFF node (of
+another body, or of its own) it keeps its true inverse mass instead of counting as immovable
+(a fist struck at 8 m/s, immovable, knocked a child at 8 m/s, and the doll it carried flew
+at 7.8 m/s; driven through its own trunk, it knocked its owner down). The impact energy
+still counts it as driven, so the blow hurts as before (``capsules._first_touch``). The
+motor sets it on striking hands (``HAND_STRIKE``); it matters only while the node is
+MOVING."""

@@ -205,8 +205,8 @@ def capsule_contact(pos, prev, w, inv_mass, flags, ground_normal, pair_i, pair_b
     push = min(-gap, pair_f[q, ALLOWED] - pair_f[q, PUSH])
     if push <= 0.0:
         return 0.0
-    _respond(pos, w, inv_mass, flags, ground_normal, node_row, pair_b, pair_f, q, a0, a1, b0, b1,
-             nx, ny, nz, push)
+    _respond(pos, w, inv_mass, flags, ground_normal, pair_b, pair_f, q, a0, a1, b0, b1, nx, ny, nz,
+             push)
     return push
 
 
@@ -283,13 +283,13 @@ def _share(wi, flag, gx, gy, gz, sg, nx, ny, nz):
 
 
 @hot_kernel
-def _yield(wi, flag, mi, other, row, other_row):
-    """Inverse mass of a node in a push against a node of flags ``other`` and body row
-    ``other_row``: a YIELDING set-point node (weight ``wi`` 0) takes its true inverse mass
-    ``mi`` against another character (a STIFF node of another body)."""
+def _yield(wi, flag, mi, other):
+    """Inverse mass of a node in a push against a node of flags ``other``: a YIELDING
+    set-point node (weight ``wi`` 0) takes its true inverse mass ``mi`` against a character
+    (a STIFF node: another's, or its own, whose trunk a fist driven through it shoved over)."""
     # Nested, not "and": Numba compiles this short-circuit into slower code.
     if (flag & YIELDING) != 0:  # noqa: SIM102
-        if (other & STIFF) != 0 and row != other_row:
+        if (other & STIFF) != 0:
             return mi
     return wi
 
@@ -320,19 +320,16 @@ def _moved(x, y, z, c, wi, sg, lam, nx, ny, nz):
 
 
 @hot_inline
-def _push(p, ca0, ca1, cb0, cb1, w, inv_mass, flags, gn, node_row, a0, a1, b0, b1, nx, ny, nz,
-          depth):
+def _push(p, ca0, ca1, cb0, cb1, w, inv_mass, flags, gn, a0, a1, b0, b1, nx, ny, nz, depth):
     """The twelve coordinates ``p`` of nodes a0, a1, b0, b1 after separating the pair by
     ``depth`` along ``n`` (first side +n), and whether anything moved."""
-    ra = node_row[a0]
-    rb = node_row[b0]
-    wa0 = _share(_yield(w[a0], flags[a0], inv_mass[a0], flags[b0], ra, rb), flags[a0],
+    wa0 = _share(_yield(w[a0], flags[a0], inv_mass[a0], flags[b0]), flags[a0],
                  gn[a0, 0], gn[a0, 1], gn[a0, 2], 1.0, nx, ny, nz)
-    wa1 = _share(_yield(w[a1], flags[a1], inv_mass[a1], flags[b0], ra, rb), flags[a1],
+    wa1 = _share(_yield(w[a1], flags[a1], inv_mass[a1], flags[b0]), flags[a1],
                  gn[a1, 0], gn[a1, 1], gn[a1, 2], 1.0, nx, ny, nz)
-    wb0 = _share(_yield(w[b0], flags[b0], inv_mass[b0], flags[a0], rb, ra), flags[b0],
+    wb0 = _share(_yield(w[b0], flags[b0], inv_mass[b0], flags[a0]), flags[b0],
                  gn[b0, 0], gn[b0, 1], gn[b0, 2], -1.0, nx, ny, nz)
-    wb1 = _share(_yield(w[b1], flags[b1], inv_mass[b1], flags[a0], rb, ra), flags[b1],
+    wb1 = _share(_yield(w[b1], flags[b1], inv_mass[b1], flags[a0]), flags[b1],
                  gn[b1, 0], gn[b1, 1], gn[b1, 2], -1.0, nx, ny, nz)
     lam = _lambda(ca0, ca1, cb0, cb1, wa0, wa1, wb0, wb1, depth)
     if lam == 0.0:
@@ -345,8 +342,7 @@ def _push(p, ca0, ca1, cb0, cb1, w, inv_mass, flags, gn, node_row, a0, a1, b0, b
 
 
 @hot_inline
-def _respond(pos, w, inv_mass, flags, gn, node_row, pair_b, pair_f, q, a0, a1, b0, b1, nx, ny,
-             nz, push):
+def _respond(pos, w, inv_mass, flags, gn, pair_b, pair_f, q, a0, a1, b0, b1, nx, ny, nz, push):
     """Separate the pair by ``push`` along ``n`` (first side +n). The nodes stay in local
     variables until written back."""
     move_a = pair_b[q, MOVE_A]
@@ -357,8 +353,8 @@ def _respond(pos, w, inv_mass, flags, gn, node_row, pair_b, pair_f, q, a0, a1, b
     cb1 = pair_f[q, COEF_B + N1] if move_b else 0.0
     p = (pos[a0, 0], pos[a0, 1], pos[a0, 2], pos[a1, 0], pos[a1, 1], pos[a1, 2],
          pos[b0, 0], pos[b0, 1], pos[b0, 2], pos[b1, 0], pos[b1, 1], pos[b1, 2])
-    p, moved = _push(p, ca0, ca1, cb0, cb1, w, inv_mass, flags, gn, node_row, a0, a1, b0, b1,
-                     nx, ny, nz, push)
+    p, moved = _push(p, ca0, ca1, cb0, cb1, w, inv_mass, flags, gn, a0, a1, b0, b1, nx, ny, nz,
+                     push)
     if moved:
         pair_f[q, PUSH] += push
     # A sphere's two nodes are one, with coefficient 0 on the second: write that one first.
