@@ -183,9 +183,7 @@ class Agent:
     def contact_target(self) -> str | None:
         """Name of the object the approach's running contact command (a hug, grapple, reach
         or kick) acts on, or None."""
-        approach = self._approach
-        if approach is None:
-            approach = self._approach = self.find("approach")
+        approach = self.approach_behavior()
         action, key = approach.contact, approach.contact_key
         if action is None or key is None:
             return None
@@ -198,11 +196,19 @@ class Agent:
     def hugging(self, name: str) -> bool:
         """Whether a hug of ``name`` is under way (from the approach that sends it to the
         hands joined and let go)."""
-        approach = self._approach
-        if approach is None:
-            approach = self._approach = self.find("approach")
-        key = approach.contact_key
+        key = self.approach_behavior().contact_key
         return key == (name, "hug") and self.contact_target() == name
+
+    def kicking(self, target: str) -> bool:
+        """Whether a kick of ``target`` is under way (the approach's contact command)."""
+        key = self.approach_behavior().contact_key
+        return key == (target, "kick") and self.contact_target() == target
+
+    def approach_behavior(self) -> Approach:
+        """This agent's ``approach`` behaviour (found once)."""
+        if self._approach is None:
+            self._approach = self.find("approach")
+        return self._approach
 
     def since_pain(self) -> float:
         """Seconds since the last painful impact (inf if none)."""

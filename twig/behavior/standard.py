@@ -188,15 +188,7 @@ def _kicked_by_another(agent: Agent, target: str) -> bool:
     """Whether another agent's kick of ``target`` is under way: children take turns at the
     ball (two kicking at once ran into each other, and a child on its kicking leg was
     shoved over by the other's arm)."""
-    for other in agent.system.agents:
-        if other is agent:
-            continue
-        for level in other.levels:
-            for b in level.behaviors:
-                if (isinstance(b, Approach) and b.contact_key == (target, "kick")
-                        and b.contact is not None and not b.contact.done):
-                    return True
-    return False
+    return any(other is not agent and other.kicking(target) for other in agent.system.agents)
 
 
 class SitDown(Behavior):
