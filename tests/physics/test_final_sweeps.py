@@ -6,7 +6,16 @@ import numpy as np
 
 import twig
 from twig.physics import flags
-from twig.physics.constraints import FINAL_STRETCH, FINAL_STRUCK, FINAL_SWEEPS
+from twig.physics.constraints import rigid_prefix
+from twig.physics.final_sweeps import (
+    FINAL_NEED,
+    FINAL_STRETCH,
+    FINAL_STRUCK,
+    FINAL_SWEEPS,
+    relax_final,
+)
+from twig.physics.records import Collision, Constraints, Nodes, Pairs
+from twig.physics.tick import array_records
 
 
 def _pulled_ropes(stiff: bool, ticks: int = 1, step: float = 0.05) -> tuple[twig.World, list]:
@@ -85,3 +94,69 @@ def test_characters_under_motor_control_are_stiff_and_rag_dolls_are_not():
     doll = world.add_humanoid("doll", (2.0, 0.0, 0.0), control=False)
     assert (world.node_flags[walker.nodes] & flags.STIFF).all()
     assert not (world.node_flags[doll.nodes] & flags.STIFF).any()
+
+
+def _relax_final(world: twig.World) -> np.ndarray:
+    """The world's node positions after :func:`relax_final` alone on its present state (no
+    contacts, weights the inverse masses); the world is left as it was."""
+    rec = array_records(world)
+    nodes, links = Nodes(*rec.nodes), Constraints(*rec.constraints)
+    col, pairs = Collision(*rec.collision), Pairs(*rec.pairs)
+    pos = np.array(nodes.pos)
+    n = len(pos)
+    lo, hi, stiffness, n_exact = links.link_min, links.link_max, links.link_stiffness, \
+        links.n_exact
+    relax_final(pos, np.array(nodes.prev), np.array(nodes.inv_mass), nodes.radius,
+                np.array(nodes.flags), np.array(nodes.lock_pos), links.link_nodes, lo, hi,
+                stiffness, rigid_prefix(lo, hi, stiffness, n_exact), n_exact,
+                links.link_visible, links.angle_nodes, links.angle_cos, links.plane_normal,
+                links.plane_offset, links.plane_friction, np.zeros(n), np.zeros((n, 3)),
+                np.zeros(n), pairs.pair_i, pairs.pair_f, 0, col.node_row,
+                len(col.body_start), world.dt)
+    return pos
+
+
+def _standing(stiff: bool = True) -> tuple[twig.World, twig.physics.Body]:
+    world = twig.World(ground=False)
+    figure = world.add_humanoid("figure", control=False)
+    if stiff:
+        world.stiffen(figure.nodes)
+    return world, figure
+
+
+def test_a_figure_whose_visible_links_hold_gets_no_sweeps():
+    """Its pelvis brace 5 % long (invisible) and every visible link within FINAL_NEED: the
+    final sweeps leave it alone. With its left shin 5 % long, they bring the shin back."""
+    world, figure = _standing()
+    pelvis, l_hip, l_knee, l_foot = (figure.nodes.start + k for k in (3, 10, 11, 12))
+    offset = world.node_pos[pelvis] - world.node_pos[l_hip]
+    world.node_pos[pelvis] += 0.05 * offset  # the brace pelvis-l_hip, 5 % long
+    assert np.array_equal(_relax_final(world), world.node_pos)
+
+    world, figure = _standing()
+    shin = float(np.linalg.norm(world.node_pos[l_foot] - world.node_pos[l_knee]))
+    world.node_pos[l_foot] += 0.05 * (world.node_pos[l_foot] - world.node_pos[l_knee])
+    after = _relax_final(world)
+    assert _worst_error(world, figure) > FINAL_NEED
+    assert abs(np.linalg.norm(after[l_foot] - after[l_knee]) / shin - 1.0) < FINAL_NEED
+
+
+def test_a_figure_that_is_not_stiff_gets_no_sweeps_for_a_slow_stretch():
+    world, figure = _standing(stiff=False)
+    l_knee, l_foot = figure.nodes.start + 11, figure.nodes.start + 12
+    world.node_pos[l_foot] += 0.05 * (world.node_pos[l_foot] - world.node_pos[l_knee])
+    world.node_prev[:] = world.node_pos  # nothing moved this tick: nothing is struck
+    assert np.array_equal(_relax_final(world), world.node_pos)
+
+
+def test_a_carrier_always_gets_the_sweeps():
+    """A hand holding a prop by a grab link (zero length, invisible) counts as a link off its
+    length whenever the two are apart: the carrier's links get the sweeps, and the prop
+    comes to the hand."""
+    world, figure = _standing()
+    hand = figure.nodes.start + 6
+    ball = world.add_ball("ball", world.node_pos[hand] + (0.0, 0.0, 0.02), radius=0.05)
+    world.add_link(hand, ball.nodes.start, grab=True)
+    gap = np.linalg.norm(world.node_pos[hand] - world.node_pos[ball.nodes.start])
+    after = _relax_final(world)
+    assert np.linalg.norm(after[hand] - after[ball.nodes.start]) < 0.01 * gap

@@ -174,7 +174,7 @@ def test_relax_takes_the_rigid_fast_path_for_the_leading_rigid_links_only():
     world.add_cloth("cloth", (0, 2, 0), resolution=6, tethers=True)
     world.add_link(0, 7, min=0.1, max=0.1, stiffness=0.5)
     world.add_link(1, 8, sqrt_approx=True)
-    nodes, lo, hi, stiffness, n_exact = world.solver_links()
+    nodes, lo, hi, stiffness, n_exact, _ = world.solver_links()
     assert nodes.shape[0] == world.n_links
     rigid = (lo == hi) & (stiffness == 1.0)
     n_rigid = rigid_prefix(lo, hi, stiffness, n_exact)

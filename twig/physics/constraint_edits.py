@@ -230,7 +230,8 @@ class ConstraintEdits:
 
     def solver_links(self) -> tuple:
         """Link columns permuted into solver order (exact links first, then square-root
-        approximated ones, each by colour) and the exact count; rebuilt on topology changes.
+        approximated ones, each by colour): nodes, min, max, stiffness per iteration, the
+        exact count and whether each is visible (uint8); rebuilt on topology changes.
 
         Node indices are unsigned so the kernel skips negative-index wrapping.
         """
@@ -244,7 +245,8 @@ class ConstraintEdits:
             # Soft links repair a fraction s per tick: 1 - (1 - s)^(1/K) per iteration.
             stiffness = 1.0 - (1.0 - stiffness) ** (1.0 / self.iterations)
             self._solver = (links["nodes"][order].astype(np.uint32), links["min"][order],
-                            links["max"][order], stiffness, int((~approx).sum()))
+                            links["max"][order], stiffness, int((~approx).sum()),
+                            links["visible"][order].astype(np.uint8))
             self._solver_slot = np.empty(len(order), dtype=np.int64)
             self._solver_slot[order] = np.arange(len(order))
             self._solver_version = topology

@@ -11,37 +11,11 @@ import math
 
 import numpy as np
 
-from twig.physics.collision.pair_table import COEF_A, DEPTH, NODES_A, SIDE_NODES
-from twig.physics.flags import LOCK_ON_GROUND, LOCKED, STIFF
-from twig.physics.hot import hot_kernel, kernel
+from twig.physics.flags import LOCK_ON_GROUND, LOCKED
+from twig.physics.hot import hot_inline, hot_kernel, kernel
 
 LINK_SQRT_APPROX = 1
 """``link_mode`` bit: use Jakobsen's square-root approximation (valid near the rest length)."""
-
-FINAL_SWEEPS = 3
-"""Sweeps over the links of STIFF nodes at the end of each tick (:func:`relax_final`); what
-they do to the playground's link stretch is measured in ``docs/believability.md``. Two left
-more; a backward sweep last left the thighs stretched 7 % (a shin projected after its thigh
-pulls the knee from a planted foot's side alone); following each sweep with the hinges kept
-knees from bending backwards but stretched the links more and lowered a figure sitting on
-the ground."""
-
-FINAL_STRUCK = 1.0
-"""m/s. A rigid link is *struck* (:func:`relax_final`) when it would end the tick longer or
-shorter than :data:`FINAL_STRETCH` with a node moving faster than this: a limp figure
-dropped from 1 m landed with a shin 10 % short and its forearms 11 % (the knee driven down
-onto the planted foot, the elbow onto the hand), a child's driven foot swung its shin 18 mm
-long. Links at rest under a pile's weight are left as the relaxation leaves them (swept too,
-the dolls of a pile stayed awake)."""
-
-FINAL_STRETCH = 0.01
-"""Where a link is struck (:data:`FINAL_STRUCK`), the links around it are swept until none
-is off by more than this fraction, at most :data:`FINAL_SWEEPS_STRETCHED` times: the dropped
-figure's joints then stay within 1 cm of a rigid skeleton's (its BVH)."""
-
-FINAL_SWEEPS_STRETCHED = 8
-"""Most sweeps over the links of a body struck as :data:`FINAL_STRUCK` says."""
-
 
 @hot_kernel
 def project_distance(pos, w, i, j, lo, hi, stiffness):
@@ -426,158 +400,45 @@ def relax_marked(pos, w, radius, flags, lock_pos, link_nodes, link_min, link_max
     word, so a heap of limbs on the ground does not rest with its links stretched (friction
     would otherwise cut the sideways repairs the constraints made). Links elsewhere are not
     touched, so distant bodies do not change each other's motion."""
-    sweep_marked(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid, n_exact,
-                 marked)
+    sweep_rows(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid, n_exact,
+               marked_rows(link_nodes, marked), marked)
     project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
                    depth, contact_normal, contact_friction)
 
 
 @kernel
-def relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
-                link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
-                plane_offset, plane_friction, depth, contact_normal, contact_friction, pair_i,
-                pair_f, n_active, node_row, n_bodies, dt):
-    """The last word of the STIFF nodes' links: :data:`FINAL_SWEEPS` sweeps over the links
-    that touch a STIFF node, then the planes, at the end of the tick (after the contacts and
-    friction), moving ``prev`` with ``pos`` for the nodes in a contact (the first
-    ``n_active`` pairs of ``pair_i``/``pair_f`` that touch this tick, another body's or the
-    node's own).
-
-    A character's hands and feet are often immovable in the projection (driven or planted)
-    and its hands pressed against a partner; with the contacts resolved after the links in
-    every iteration, its short links (hips, pelvis, forearms) ended the tick stretched.
-    Moved last, they hold their lengths. In a contact the move is a correction of position
-    only: Verlet would read it as velocity, and a hand moved back into a chair it touches
-    would strike it next tick (a child approaching a chair felt its pain and withdrew); a
-    child's trunk, pushed off its own forearm (the hand holding a doll against it) and moved
-    back by its links, was driven into the forearm faster every tick until the impacts (up
-    to 10 J) threw the child down. Elsewhere it is velocity, as every projection's is
-    (position only everywhere, a reaching hand fell short of a pen).
-
-    Where a link is struck (:data:`FINAL_STRUCK`; any body's but a held one's,
-    :func:`_strikable_nodes`), it gets these sweeps too, then more over the links around it
-    until they are within :data:`FINAL_STRETCH`. In all of them a node of a body that is not
-    STIFF that a plane pushed this tick does not give way (weight 0,
-    shock propagation: Guendelman, Bridson and Fedkiw 2003), so a knee driven onto a planted
-    foot is lifted instead of pushing the foot into the ground, whose projection would push
-    it back. Nothing moves in a world without STIFF nodes or struck links."""
-    n = pos.shape[0]
-    marked = np.zeros(n, dtype=np.uint8)
+def marked_rows(link_nodes, marked):
+    """The rows (solver order) of the links that touch a ``marked`` node ((N,) uint8)."""
+    rows = np.empty(link_nodes.shape[0], dtype=np.int64)
     count = 0
-    for i in range(n):
-        if flags[i] & STIFF:
-            marked[i] = 1
-            count += 1
-    strikable = _strikable_nodes(flags, link_nodes, node_row, n_bodies)
-    struck = np.zeros(n, dtype=np.uint8)
-    struck_step = FINAL_STRUCK * dt
-    if mark_stretched(pos, prev, strikable, link_nodes, link_min, link_max, link_stiffness,
-                      strikable, struck_step * struck_step, struck) > 0:
-        for i in range(n):
-            marked[i] |= struck[i]
-        count += 1
-    if count == 0:
-        return
-    start = pos.copy()
-    held = w.copy()  # shock propagation: what the planes hold does not give way
-    for i in range(n):
-        if depth[i] > 0.0 and strikable[i] and not flags[i] & STIFF:
-            held[i] = 0.0
-    for _ in range(FINAL_SWEEPS):
-        for a in range(angle_nodes.shape[0]):
-            if marked[angle_nodes[a, 1]]:
-                project_angle(pos, held, angle_nodes[a, 0], angle_nodes[a, 1],
-                              angle_nodes[a, 2], angle_cos[a, 0], angle_cos[a, 1])
-        sweep_marked(pos, held, link_nodes, link_min, link_max, link_stiffness, n_rigid,
-                     n_exact, marked)
-    for _ in range(FINAL_SWEEPS_STRETCHED):
-        marked[:] = 0
-        if mark_stretched(pos, prev, strikable, link_nodes, link_min, link_max, link_stiffness,
-                          struck, 0.0, marked) == 0:
-            break
-        for i in range(n):  # the region grows a link a sweep, as the repair spreads
-            struck[i] |= marked[i]
-        sweep_marked(pos, held, link_nodes, link_min, link_max, link_stiffness, n_rigid,
-                     n_exact, marked)
-    project_planes(pos, w, radius, flags, lock_pos, plane_normal, plane_offset, plane_friction,
-                   np.zeros(n), contact_normal, contact_friction)
-    for q in range(n_active):
-        if pair_f[q, DEPTH] <= 0.0:  # no contact this tick: its coefficients are old
-            continue
-        for k in range(2 * SIDE_NODES):  # both sides: COEF_B follows COEF_A, NODES_B NODES_A
-            if pair_f[q, COEF_A + k] != 0.0:
-                i = pair_i[q, NODES_A + k]
-                for c in range(3):
-                    prev[i, c] += pos[i, c] - start[i, c]
-                    start[i, c] = pos[i, c]  # once per node
-
-
-@kernel
-def _strikable_nodes(flags, link_nodes, node_row, n_bodies):
-    """(N,) uint8: 1 for the nodes whose links may be struck (:data:`FINAL_STRUCK`): all
-    but those of a body that a STIFF node of another holds by a link (a character's doll, a
-    prop in a hand: they move with the hand's sweeps; swept as struck, a carried doll
-    whirled its carrier off its feet more often)."""
-    gripped = np.zeros(n_bodies, dtype=np.uint8)
-    for k in range(link_nodes.shape[0]):
-        i = link_nodes[k, 0]
-        j = link_nodes[k, 1]
-        a = flags[i] & STIFF
-        b = flags[j] & STIFF
-        if a and not b:
-            gripped[node_row[j]] = 1
-        elif b and not a:
-            gripped[node_row[i]] = 1
-    strikable = np.zeros(flags.shape[0], dtype=np.uint8)
-    for i in range(flags.shape[0]):
-        if flags[i] & STIFF or not gripped[node_row[i]]:
-            strikable[i] = 1
-    return strikable
+    for k in range(link_nodes.shape[0]):  # branch-free: a mispredicted test per link costs more
+        rows[count] = k
+        count += marked[link_nodes[k, 0]] | marked[link_nodes[k, 1]]
+    return rows[:count]
 
 
 @hot_kernel
-def _moved2(pos, prev, i):
-    """Squared distance (m^2) node ``i`` moved this tick."""
-    return ((pos[i, 0] - prev[i, 0]) ** 2 + (pos[i, 1] - prev[i, 1]) ** 2
-            + (pos[i, 2] - prev[i, 2]) ** 2)
-
-
-@kernel
-def mark_stretched(pos, prev, strikable, link_nodes, link_min, link_max, link_stiffness, near,
-                   step2, marked):
-    """Mark ((N,) uint8 ``marked``) the nodes of the rigid links between ``strikable`` nodes
-    ((N,) uint8, :func:`_strikable_nodes`), with a node ``near`` ((N,) uint8) and a node that moved
-    more than ``sqrt(step2)`` (m) this tick, whose length is off by more than
-    :data:`FINAL_STRETCH`; returns how many links."""
-    count = 0
-    for k in range(link_nodes.shape[0]):
+def sweep_rows(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid, n_exact, rows,
+               marked):
+    """One Gauss-Seidel sweep over the links ``rows`` (solver order) that touch a ``marked``
+    node ((N,) uint8) (:func:`project_link`)."""
+    for r in range(rows.shape[0]):
+        k = rows[r]
         i = link_nodes[k, 0]
         j = link_nodes[k, 1]
-        if link_stiffness[k] != 1.0 or strikable[i] + strikable[j] < 2 or near[i] + near[j] == 0:
-            continue
-        if max(_moved2(pos, prev, i), _moved2(pos, prev, j)) <= step2 and step2 > 0.0:
-            continue
-        d = math.sqrt((pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2
-                      + (pos[i, 2] - pos[j, 2]) ** 2)
-        if d > link_max[k] * (1.0 + FINAL_STRETCH) or d < link_min[k] * (1.0 - FINAL_STRETCH):
-            marked[i] = marked[j] = 1
-            count += 1
-    return count
+        if marked[i] or marked[j]:
+            project_link(pos, w, i, j, link_min[k], link_max[k], link_stiffness[k],
+                         k < n_rigid, k < n_exact)
 
 
-@kernel
-def sweep_marked(pos, w, link_nodes, link_min, link_max, link_stiffness, n_rigid, n_exact,
-                 marked):
-    """One Gauss-Seidel sweep, in solver order, over the links that touch a ``marked`` node
-    ((N,) uint8), each with its own projection (rigid, exact or square-root approximated)."""
-    for k in range(link_nodes.shape[0]):
-        i = link_nodes[k, 0]
-        j = link_nodes[k, 1]
-        if marked[i] == 0 and marked[j] == 0:
-            continue
-        if k < n_rigid:
-            project_rigid(pos, w, i, j, link_min[k])
-        elif k < n_exact:
-            project_distance(pos, w, i, j, link_min[k], link_max[k], link_stiffness[k])
-        else:
-            project_distance_sqrt_approx(pos, w, i, j, link_min[k])
+@hot_inline
+def project_link(pos, w, i, j, lo, hi, stiffness, rigid, exact):
+    """Project the link between nodes ``i`` and ``j`` with its own projection: ``rigid``
+    (:func:`project_rigid`), else ``exact`` (:func:`project_distance`), else square-root
+    approximated (:func:`project_distance_sqrt_approx`)."""
+    if rigid:
+        project_rigid(pos, w, i, j, lo)
+    elif exact:
+        project_distance(pos, w, i, j, lo, hi, stiffness)
+    else:
+        project_distance_sqrt_approx(pos, w, i, j, lo)

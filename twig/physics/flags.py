@@ -25,11 +25,13 @@ not hold back what a controller moves (see
 :func:`twig.physics.collision.response.contact_friction`)."""
 
 STIFF = 64
-"""Its links have the last word in the tick: after the contacts and friction, the links that
-touch it get :data:`~twig.physics.constraints.FINAL_SWEEPS` more sweeps (Jakobsen 2001,
+"""Its links have the last word in the tick: after the contacts and friction, the links of
+its body get :data:`~twig.physics.final_sweeps.FINAL_SWEEPS` more sweeps when one of its
+visible links, or a grab, is off its length by more than
+:data:`~twig.physics.final_sweeps.FINAL_NEED`, or a striking fist touches it (Jakobsen 2001,
 section 8: a different number of iterations for different constraints). The motor layer
-sets it on its characters, whose driven (immovable) hands and feet and whose contacts with
-a partner fight their short links."""
+sets it on its characters, whose driven (immovable) hands and feet and whose contacts with a
+partner fight their short links."""
 
 YIELDING = 128
 """A set-point node that gives way to characters: in a capsule contact with a STIFF node (of

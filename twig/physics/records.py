@@ -74,6 +74,7 @@ class Constraints(NamedTuple):
     link_max: ReadOnly
     link_stiffness: ReadOnly
     n_exact: int
+    link_visible: ReadOnly
     hinge_nodes: np.ndarray
     hinge_plane: np.ndarray
     hinge_bend: np.ndarray

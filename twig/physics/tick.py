@@ -29,10 +29,10 @@ from twig.physics.collision.sleep import update_sleep, wake_driven
 from twig.physics.constraints import (
     project_planes,
     relax,
-    relax_final,
     relax_marked,
     rigid_prefix,
 )
+from twig.physics.final_sweeps import relax_final
 from twig.physics.flags import ASLEEP, GROUNDED
 from twig.physics.hot import kernel
 from twig.physics.integrate import integrate_nodes
@@ -123,8 +123,8 @@ def physics_tick(arrays, settings):
     """
     (pos, prev, acc, inv_mass, flags, damp_air, damp_ground, damp_ref, damp_rel, radius,
      ground_normal, lock_pos, move_target, move_time, rest_anchor, friction_hold) = arrays.nodes
-    (link_nodes, link_min, link_max, link_stiffness, n_exact, hinge_nodes, hinge_plane,
-     hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
+    (link_nodes, link_min, link_max, link_stiffness, n_exact, link_visible, hinge_nodes,
+     hinge_plane, hinge_bend, angle_nodes, angle_cos, plane_normal, plane_offset,
      plane_friction) = arrays.constraints
     (vol_kind, vol_nodes, vol_radius, vol_coef, vol_group, vol_mask, vol_friction, vol_passive,
      vol_id, vol_body, vol_inertia, vol_rolling, vol_spin) = arrays.volumes
@@ -188,9 +188,9 @@ def physics_tick(arrays, settings):
               body_start, inert, friction_hold, static_slide, rollers, node_roller, vol_nodes,
               vol_radius, vol_inertia, vol_rolling, vol_spin, boxes, dt)
     relax_final(pos, prev, w, radius, flags, lock_pos, link_nodes, link_min, link_max,
-                link_stiffness, n_rigid, n_exact, angle_nodes, angle_cos, plane_normal,
-                plane_offset, plane_friction, depth, ground_normal, contact_friction_mu, pair_i,
-                pair_f, n_active, node_row, body_start.shape[0], dt)
+                link_stiffness, n_rigid, n_exact, link_visible, angle_nodes, angle_cos,
+                plane_normal, plane_offset, plane_friction, depth, ground_normal,
+                contact_friction_mu, pair_i, pair_f, n_active, node_row, body_start.shape[0], dt)
     box_plane_friction(pos, prev, w, flags, ground_normal, vol_nodes, vol_coef, boxes, box_c,
                        box_u, box_h, plane_normal, plane_friction, corner_push, corner_plane,
                        depenetration)
@@ -258,12 +258,13 @@ def array_records(world: PhysicsWorld) -> Arrays:
     ``boxes`` is None in a world without boxes: Numba then compiles the tick without the box
     tests (about 45 % of a first run's compile), and compiles the full tick when the first
     box is added."""
-    link_nodes, link_min, link_max, link_stiffness, n_exact = world.solver_links()
+    link_nodes, link_min, link_max, link_stiffness, n_exact, link_visible = world.solver_links()
     model = world.model
     hinges, angles, planes = model.hinges, model.angles, model.planes
     constraints = {
         "link_nodes": link_nodes, "link_min": link_min, "link_max": link_max,
-        "link_stiffness": link_stiffness, "n_exact": n_exact, "hinge_nodes": hinges["nodes"],
+        "link_stiffness": link_stiffness, "n_exact": n_exact, "link_visible": link_visible,
+        "hinge_nodes": hinges["nodes"],
         "hinge_plane": hinges["plane"], "hinge_bend": hinges["bend_min"],
         "angle_nodes": angles["nodes"], "angle_cos": angles["cos"],
         "plane_normal": planes["normal"], "plane_offset": planes["offset"],
